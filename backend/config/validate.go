@@ -1,0 +1,119 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+
+// Validate checks every constraint a later component relies on and reports
+// the first problem, naming the key in the user's terms ("rag.chunk_size").
+func (c *Config) Validate() error {
+	checks := []struct {
+		key string
+		bad bool
+		msg string
+	}{
+		{"digest.max_results", c.Digest.MaxResults < 1, "must be at least 1"},
+		{"digest.biorxiv_days", c.Digest.BiorxivDays < 1, "must be at least 1"},
+		{"digest.day", !slices.Contains(weekdays, strings.ToLower(c.Digest.Day)), "must be one of " + strings.Join(weekdays, ", ")},
+		{"digest.hour", c.Digest.Hour < 0 || c.Digest.Hour > 23, "must be an hour from 0 to 23"},
+		{"rag.dir", strings.TrimSpace(c.RAG.Dir) == "", "must not be empty"},
+		{"rag.embed_model", strings.TrimSpace(c.RAG.EmbedModel) == "", "must name an embedding model"},
+		{"rag.chunk_size", c.RAG.ChunkSize < 64, "must be at least 64 characters"},
+		{"rag.chunk_overlap", c.RAG.ChunkOverlap < 0 || c.RAG.ChunkOverlap >= c.RAG.ChunkSize, "must be at least 0 and smaller than rag.chunk_size"},
+		{"rag.rerank_top_n", c.RAG.RerankTopN < 1, "must be at least 1"},
+		{"rag.n_results", c.RAG.NResults < 1, "must be at least 1"},
+		{"rag.figure_max_per_doc", c.RAG.FigureMaxPerDoc < 0, "must not be negative"},
+		{"rag.figure_min_pixels", c.RAG.FigureMinPixels < 0, "must not be negative"},
+		{"chat.compact_after_tokens", c.Chat.CompactAfterTokens < 1000, "must be at least 1000"},
+		{"chat.compact_keep_exchanges", c.Chat.CompactKeepExchanges < 1, "must be at least 1"},
+		{"chat.max_iterations", c.Chat.MaxIterations < 1 || c.Chat.MaxIterations > 100, "must be between 1 and 100"},
+		{"chat.ollama_url", !isHTTPURL(c.Chat.OllamaURL), "must be an http(s) URL"},
+		{"anthropic.base_url", !isHTTPURL(c.Anthropic.BaseURL), "must be an http(s) URL"},
+		{"openrouter.base_url", !isHTTPURL(c.OpenRouter.BaseURL), "must be an http(s) URL"},
+		{"openrouter.data_collection", c.OpenRouter.DataCollection != "deny" && c.OpenRouter.DataCollection != "allow", `must be "deny" or "allow"`},
+		{"vault.path", strings.TrimSpace(c.Vault.Path) == "", "must not be empty"},
+		{"sync.pdf_watch_minutes", c.Sync.PDFWatchMinutes < 1, "must be at least 1"},
+		{"sync.vault_refresh_minutes", c.Sync.VaultRefreshMinutes < 1, "must be at least 1"},
+		{"drafts.dir", strings.TrimSpace(c.Drafts.Dir) == "", "must not be empty"},
+		{"drafts.max_file_bytes", c.Drafts.MaxFileBytes < 1, "must be at least 1"},
+		{"drafts.retention_days", c.Drafts.RetentionDays < 0, "must be 0 (never sweep) or more"},
+		{"drafts.gc_hour", c.Drafts.GCHour < 0 || c.Drafts.GCHour > 23, "must be an hour from 0 to 23"},
+		{"drafts.compile_timeout_seconds", c.Drafts.CompileTimeoutSeconds < 1, "must be at least 1"},
+		{"drafts.pdf_margin", strings.TrimSpace(c.Drafts.PDFMargin) == "", "must be a length such as 2cm"},
+	}
+	for _, ch := range checks {
+		if ch.bad {
+			return errs.New(errs.Invalid, "config", "%s %s", ch.key, ch.msg)
+		}
+	}
+	if err := validateProvider(c.Chat.Provider); err != nil {
+		return err
+	}
+	for _, q := range [][]Quota{c.Digest.ArxivCategories, c.Digest.BiorxivCategories, c.Digest.BiorxivKeywords} {
+		for _, item := range q {
+			if strings.TrimSpace(item.Name) == "" || item.Limit < 1 {
+				return errs.New(errs.Invalid, "config", "digest category/keyword %q: needs a name and a limit of at least 1", item.Name)
+			}
+		}
+	}
+	for _, d := range c.Vault.PrivateDirs {
+		if d == "" || strings.ContainsAny(d, `/\`) || d == "." || d == ".." {
+			return errs.New(errs.Invalid, "config", "vault.private_dirs: %q must be a single top-level folder name", d)
+		}
+	}
+	for _, ext := range c.Drafts.Extensions {
+		if !strings.HasPrefix(ext, ".") || len(ext) < 2 || strings.ContainsAny(ext, `/\ `) {
+			return errs.New(errs.Invalid, "config", "drafts.extensions: %q must look like .md", ext)
+		}
+	}
+	for provider := range c.Models {
+		if !slices.Contains(KnownProviders, provider) {
+			return errs.New(errs.Invalid, "config", "models.%s: unknown provider (known: %s)", provider, strings.Join(KnownProviders, ", "))
+		}
+	}
+	return nil
+}
+
+func validateProvider(spec string) error {
+	name := ProviderName(spec)
+	if !slices.Contains(KnownProviders, name) {
+		return errs.New(errs.Invalid, "config", "chat.provider %q: unknown provider (known: %s; optionally provider:model)",
+			spec, strings.Join(KnownProviders, ", "))
+	}
+	return nil
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Summary is a human-readable digest of the effective settings with secrets
+// reduced to "set"/"not set", for `doctor` and the settings screen.
+func (c *Config) Summary() []string {
+	secret := func(s string) string {
+		if s == "" {
+			return "not set"
+		}
+		return "set"
+	}
+	return []string{
+		fmt.Sprintf("config file: %s", c.File),
+		fmt.Sprintf("data dir: %s", c.Home),
+		fmt.Sprintf("provider: %s", c.Chat.Provider),
+		fmt.Sprintf("ollama: %s (%s)", c.Chat.OllamaModel, c.Chat.OllamaURL),
+		fmt.Sprintf("anthropic: %s, key %s", c.Chat.AnthropicModel, secret(c.Anthropic.APIKey)),
+		fmt.Sprintf("openrouter: model %q, key %s, data_collection=%s", c.OpenRouter.Model, secret(c.OpenRouter.APIKey), c.OpenRouter.DataCollection),
+		fmt.Sprintf("vault: %s (private: %s)", c.Vault.Path, strings.Join(c.Vault.PrivateDirs, ", ")),
+		fmt.Sprintf("knowledge base: %s (embed %s, rerank %q, hybrid %v)", c.RAG.Dir, c.RAG.EmbedModel, c.RAG.RerankModel, c.RAG.Hybrid),
+		fmt.Sprintf("digest: enabled=%v", c.Digest.Enabled),
+		fmt.Sprintf("drafts: %s (retention %d days)", c.Drafts.Dir, c.Drafts.RetentionDays),
+	}
+}

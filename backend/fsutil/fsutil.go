@@ -1,0 +1,68 @@
+// Package fsutil holds the few file-system primitives every store in Jarvis
+// shares: crash-safe writes and owner-only directories.
+package fsutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// PrivateDirMode is used for every directory that can hold private notes,
+// sessions or secrets.
+const PrivateDirMode os.FileMode = 0o700
+
+// EnsurePrivateDir creates dir (and parents) with mode 0700 and tightens an
+// existing dir to 0700. Only directories Jarvis owns are passed here.
+func EnsurePrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+		return err
+	}
+	return os.Chmod(dir, PrivateDirMode)
+}
+
+// WriteFileAtomic writes data to path so that readers (and a crash) see either
+// the old content or the new, never a torn file: write a temp file in the same
+// directory, fsync it, rename it over the target, then fsync the directory.
+// The parent directory is created 0700 if missing; an existing one keeps its
+// mode.
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if _, statErr := os.Stat(dir); os.IsNotExist(statErr) {
+		if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name()) // best effort: the original is intact either way
+		}
+	}()
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // durability of the rename; not all file systems support it
+		d.Close()
+	}
+	return nil
+}
