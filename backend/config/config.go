@@ -250,3 +250,20 @@ func ProviderName(spec string) string {
 
 // KnownProviders are the providers Jarvis has adapters for.
 var KnownProviders = []string{"ollama", "anthropic", "openrouter"}
+
+// DefaultModel is the model a new session starts with: the model part of
+// chat.provider when it names one ("ollama:llama3:8b"), else the configured
+// default of that provider.
+func (c *Config) DefaultModel() string {
+	if _, model, ok := strings.Cut(strings.TrimSpace(c.Chat.Provider), ":"); ok && model != "" {
+		return model
+	}
+	switch ProviderName(c.Chat.Provider) {
+	case "anthropic":
+		return c.Chat.AnthropicModel
+	case "openrouter":
+		return c.OpenRouter.Model
+	default:
+		return c.Chat.OllamaModel
+	}
+}

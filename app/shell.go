@@ -1,0 +1,47 @@
+// Package app holds the Wails-bound services. They translate between the
+// frontend's JSON shapes and the backend packages and decide nothing
+// themselves.
+package app
+
+import (
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/version"
+)
+
+// AppInfo is what the header and status banners show at start-up.
+type AppInfo struct {
+	Version  string   `json:"version"`
+	Provider string   `json:"provider"`
+	Model    string   `json:"model"`
+	DataDir  string   `json:"dataDir"`
+	Warnings []string `json:"warnings"`
+}
+
+// Shell serves the window chrome: version, active model, start-up warnings.
+type Shell struct {
+	cfg     *config.Config
+	loadErr error
+}
+
+// NewShell wraps the loaded configuration. loadErr, when set, is reported as
+// a warning so a broken config.toml shows up in the window instead of a
+// window that never opens.
+func NewShell(cfg *config.Config, loadErr error) *Shell {
+	return &Shell{cfg: cfg, loadErr: loadErr}
+}
+
+// Info reports the shell's state.
+func (s *Shell) Info() AppInfo {
+	info := AppInfo{Version: version.Version, Warnings: []string{}}
+	if s.loadErr != nil {
+		info.Warnings = append(info.Warnings, "Configuration error: "+s.loadErr.Error())
+	}
+	if s.cfg == nil {
+		return info
+	}
+	info.DataDir = s.cfg.Home
+	info.Provider = config.ProviderName(s.cfg.Chat.Provider)
+	info.Model = s.cfg.DefaultModel()
+	info.Warnings = append(info.Warnings, s.cfg.Warnings...)
+	return info
+}
