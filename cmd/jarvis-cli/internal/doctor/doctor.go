@@ -1,0 +1,108 @@
+// Package doctor implements `jarvis-cli doctor`: one command that says what
+// is set up, what is missing and what to do about it.
+package doctor
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/prompts"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// New builds the doctor command.
+func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check configuration, data directories, prompts and models",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return Run(io, load)
+		},
+	}
+}
+
+// Run performs the checks and returns an error when any of them failed.
+func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
+	problems := 0
+	ok := func(format string, args ...any) { fmt.Fprintf(io.Out, "ok    "+format+"\n", args...) }
+	warn := func(format string, args ...any) { fmt.Fprintf(io.Out, "warn  "+format+"\n", args...) }
+	fail := func(format string, args ...any) {
+		problems++
+		fmt.Fprintf(io.Out, "FAIL  "+format+"\n", args...)
+	}
+
+	cfg, err := load()
+	if err != nil {
+		fail("configuration: %v", err)
+		return errs.New(errs.Invalid, "doctor", "configuration is invalid; fix it and run doctor again")
+	}
+	ok("configuration loaded from %s", cfg.File)
+	for _, w := range cfg.Warnings {
+		warn("%s", w)
+	}
+
+	if st, err := os.Stat(cfg.Home); err != nil {
+		warn("data dir %s does not exist yet (created on first use)", cfg.Home)
+	} else if st.Mode().Perm()&0o077 != 0 {
+		warn("data dir %s has mode %#o; it holds private notes, consider chmod 700", cfg.Home, st.Mode().Perm())
+	} else {
+		ok("data dir %s (mode %#o)", cfg.Home, st.Mode().Perm())
+	}
+
+	store := prompts.Store{Dir: cfg.PromptsDir()}
+	if list, err := store.List(); err != nil {
+		fail("prompts: %v", err)
+	} else {
+		for _, p := range list {
+			state := "default"
+			if p.Modified {
+				state = "edited"
+			}
+			ok("prompt %s (%s)", p.Name, state)
+		}
+	}
+
+	manifest, err := models.Load()
+	if err != nil {
+		fail("model manifest: %v", err)
+	} else {
+		ids := []string{cfg.RAG.EmbedModel}
+		if cfg.RAG.RerankModel != "" {
+			ids = append(ids, cfg.RAG.RerankModel)
+		} else {
+			warn("reranking disabled (rag.rerank_model is empty)")
+		}
+		for _, id := range ids {
+			model, err := manifest.Find(id)
+			if err != nil {
+				fail("%v", err)
+				continue
+			}
+			if st := models.Inspect(cfg.RAG.ModelsDir, model); !st.Installed {
+				fail("model %s not installed in %s: run `jarvis-cli models fetch` or `jarvis-cli models install-offline --from DIR`", id, st.Dir)
+			} else if err := models.Verify(cfg.RAG.ModelsDir, model); err != nil {
+				fail("%v", err)
+			} else {
+				ok("model %s (%s)", id, model.Role)
+			}
+		}
+	}
+
+	if _, err := os.Stat(cfg.Vault.Path); err != nil {
+		warn("vault %s not found (set vault.path or VAULT_PATH)", cfg.Vault.Path)
+	} else {
+		ok("vault %s", cfg.Vault.Path)
+	}
+
+	if problems > 0 {
+		return errs.New(errs.Internal, "doctor", "%d problem(s) found", problems)
+	}
+	fmt.Fprintln(io.Out, "all checks passed")
+	return nil
+}

@@ -1,0 +1,59 @@
+// Package root assembles jarvis-cli's command tree.
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/version"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/pending"
+)
+
+// Deps is what every command may need; tests substitute their own.
+type Deps struct {
+	IO *iostreams.IO
+	// LoadConfig resolves the configuration (config.Load in production).
+	LoadConfig func() (*config.Config, error)
+	// Getenv reads the environment (os.Getenv in production).
+	Getenv func(string) string
+}
+
+// New builds the root command.
+func New(d Deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "jarvis-cli",
+		Short: "Headless companion to the Jarvis desktop app",
+		Long: `jarvis-cli manages the Jarvis knowledge base, runs the sync scheduler and the
+paper digest, converts PDFs and asks the agent questions, without a window.
+It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetIn(d.IO.In)
+	cmd.SetOut(d.IO.Out)
+	cmd.SetErr(d.IO.Err)
+
+	cmd.AddGroup(
+		&cobra.Group{ID: "kb", Title: "Knowledge base:"},
+		&cobra.Group{ID: "agent", Title: "Agent and background work:"},
+		&cobra.Group{ID: "setup", Title: "Setup and diagnostics:"},
+	)
+	add := func(group string, c *cobra.Command) {
+		c.GroupID = group
+		cmd.AddCommand(c)
+	}
+	add("kb", pending.New("kb", "Add, list, search and manage knowledge-base documents", "issue 3 (knowledge base core)"))
+	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
+	add("agent", pending.New("ask", "Ask the agent a question from the terminal", "issue 6 (chat agent)"))
+	add("agent", pending.New("sync", "Run the sync scheduler in the foreground, or show its status", "issue 9 (sync scheduler)"))
+	add("agent", pending.New("digest", "Run the weekly paper digest", "issue 8 (paper digest)"))
+	add("setup", doctor.New(d.IO, d.LoadConfig))
+	add("setup", configcmd.New(d.IO, d.LoadConfig))
+	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))
+	return cmd
+}
