@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything Jarvis needs on a fresh Debian/Ubuntu machine: system
+# libraries for the Wails window (GTK 3, WebKitGTK), Xvfb for headless runs,
+# the frontend's npm dependencies and the Wails CLI. Safe to re-run: each step
+# is skipped when already satisfied.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+log() { printf '\n==> %s\n' "$*"; }
+
+APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing system packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+log "installing frontend dependencies"
+(cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+
+# The Wails CLI v2.9.2 pins an x/tools that no longer compiles with current Go,
+# so it is built in a scratch module with a newer x/tools.
+WAILS_VERSION=v2.9.2
+XTOOLS_VERSION=v0.52.0
+GOBIN_DIR="$(go env GOPATH)/bin"
+export PATH="$GOBIN_DIR:$PATH"
+if ! wails version 2>/dev/null | grep -q "$WAILS_VERSION"; then
+  log "building the Wails CLI $WAILS_VERSION"
+  scratch="${XDG_CACHE_HOME:-$HOME/.cache}/jarvis/wails-cli"
+  mkdir -p "$scratch"
+  (
+    cd "$scratch"
+    [ -f go.mod ] || go mod init jarvis-wails-cli >/dev/null 2>&1
+    go get "github.com/wailsapp/wails/v2/cmd/wails@$WAILS_VERSION" "golang.org/x/tools@$XTOOLS_VERSION" >/dev/null 2>&1
+    mkdir -p "$GOBIN_DIR"
+    go build -o "$GOBIN_DIR/wails" github.com/wailsapp/wails/v2/cmd/wails
+  )
+fi
+
+log "downloading Go modules"
+go mod download
+
+log "setup complete"
