@@ -1,0 +1,408 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Ollama is the local provider: Ollama's /api/chat, streamed as NDJSON.
+type Ollama struct {
+	BaseURL string // e.g. http://127.0.0.1:11434
+	ModelID string
+	Client  *http.Client
+	// Redact scrubs credentials from error text (see RedactSecrets).
+	Redact func(string) string
+	// SummaryPrompt returns the current paper-summary prompt (read fresh).
+	SummaryPrompt func() (string, error)
+	// ConvertPDF turns a PDF into Markdown locally; Ollama has no document input.
+	ConvertPDF func(path string) (string, error)
+}
+
+// Ollama's wire shapes.
+type ollamaMessage struct {
+	Role      string           `json:"role"`
+	Content   string           `json:"content"`
+	Thinking  string           `json:"thinking,omitempty"`
+	ToolCalls []ollamaToolCall `json:"tool_calls,omitempty"`
+	ToolName  string           `json:"tool_name,omitempty"`
+	Images    []string         `json:"images,omitempty"`
+}
+
+type ollamaToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type ollamaTool struct {
+	Type     string `json:"type"`
+	Function Tool   `json:"function"`
+}
+
+type ollamaChunk struct {
+	Message ollamaMessage `json:"message"`
+	Done    bool          `json:"done"`
+	Error   string        `json:"error"`
+}
+
+func (o *Ollama) Name() string  { return "ollama" }
+func (o *Ollama) Model() string { return o.ModelID }
+
+// PopUsage is always nil: local inference has no price.
+func (o *Ollama) PopUsage() *Usage { return nil }
+
+func (o *Ollama) redact(s string) string {
+	if o.Redact == nil {
+		return s
+	}
+	return o.Redact(s)
+}
+
+func (o *Ollama) client() *http.Client {
+	if o.Client != nil {
+		return o.Client
+	}
+	return http.DefaultClient
+}
+
+// Health probes the server (GET /api/tags), used before long local work.
+func (o *Ollama) Health(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(o.BaseURL, "/")+"/api/tags", nil)
+	if err != nil {
+		return errs.Wrap(errs.Internal, "ollama.Health", err)
+	}
+	resp, err := o.client().Do(req)
+	if err != nil {
+		return errs.WithHint(errs.Wrapf(errs.LLM, "ollama.Health", err, "Ollama is not reachable at %s", o.BaseURL), "start it with `ollama serve`")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return errs.New(errs.LLM, "ollama.Health", "Ollama at %s answered %s", o.BaseURL, resp.Status)
+	}
+	return nil
+}
+
+// chat performs one streamed /api/chat request and folds the chunks into one
+// assistant message. Cancelling ctx closes the stream mid-response.
+func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, numCtx int) (ollamaMessage, error) {
+	const op = "ollama.chat"
+	body := map[string]any{"model": o.ModelID, "messages": wire, "stream": true}
+	if len(tools) > 0 {
+		ts := make([]ollamaTool, len(tools))
+		for i, t := range tools {
+			ts[i] = ollamaTool{Type: "function", Function: t}
+		}
+		body["tools"] = ts
+	}
+	if numCtx > 0 {
+		body["options"] = map[string]any{"num_ctx": numCtx}
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return ollamaMessage{}, errs.Wrap(errs.Internal, op, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.BaseURL, "/")+"/api/chat", bytes.NewReader(payload))
+	if err != nil {
+		return ollamaMessage{}, errs.Wrap(errs.Internal, op, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := o.client().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
+		}
+		return ollamaMessage{}, errs.WithHint(errs.New(errs.LLM, op, "%s", o.redact(err.Error())), "is `ollama serve` running?")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 4096)) // best effort: the status alone is still reported
+		return ollamaMessage{}, errs.New(errs.LLM, op, "Ollama answered %s: %s", resp.Status, o.redact(strings.TrimSpace(string(detail))))
+	}
+	out := ollamaMessage{Role: "assistant"}
+	var content, thinking strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, err)
+		}
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var chunk ollamaChunk
+		if err := json.Unmarshal(line, &chunk); err != nil {
+			return ollamaMessage{}, errs.Wrapf(errs.LLM, op, err, "malformed stream line")
+		}
+		if chunk.Error != "" {
+			return ollamaMessage{}, errs.New(errs.LLM, op, "Ollama error: %s", o.redact(chunk.Error))
+		}
+		content.WriteString(chunk.Message.Content)
+		thinking.WriteString(chunk.Message.Thinking)
+		out.ToolCalls = append(out.ToolCalls, chunk.Message.ToolCalls...)
+		if chunk.Done {
+			out.Content, out.Thinking = content.String(), thinking.String()
+			return out, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
+	}
+	if err := sc.Err(); err != nil {
+		return ollamaMessage{}, errs.New(errs.LLM, op, "stream broke: %s", o.redact(err.Error()))
+	}
+	return ollamaMessage{}, errs.New(errs.LLM, op, "stream ended before the response was done")
+}
+
+// idGen synthesises tool-call ids: Ollama sends none, and ids must be unique
+// across the whole transcript or a result could be attributed to the wrong
+// call. A random prefix per conversion keeps separate turns apart.
+type idGen struct {
+	prefix string
+	n      atomic.Int64
+}
+
+func newIDGen() *idGen {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
+	return &idGen{prefix: "call_" + hex.EncodeToString(b)}
+}
+
+func (g *idGen) next() string { return fmt.Sprintf("%s_%d", g.prefix, g.n.Add(1)) }
+
+func decodeArgs(raw json.RawMessage) map[string]any {
+	args := map[string]any{}
+	if len(raw) == 0 {
+		return args
+	}
+	if err := json.Unmarshal(raw, &args); err == nil {
+		return args
+	}
+	// Defensive: some servers send the arguments as a JSON string.
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		_ = json.Unmarshal([]byte(s), &args) // unparsable arguments stay empty; the tool reports what is missing
+	}
+	return args
+}
+
+// toOllama converts the neutral transcript to Ollama's wire format.
+func toOllama(system string, msgs []Message, model string) []ollamaMessage {
+	var wire []ollamaMessage
+	if system != "" {
+		wire = append(wire, ollamaMessage{Role: "system", Content: system})
+	}
+	callNames := map[string]string{}
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleAssistant:
+			w := ollamaMessage{Role: "assistant", Content: m.PlainText()}
+			for _, b := range m.Content {
+				switch b.Type {
+				case BlockToolCall:
+					callNames[b.ID] = b.Name
+					var tc ollamaToolCall
+					tc.Function.Name = b.Name
+					tc.Function.Arguments, _ = json.Marshal(b.Arguments) // a map of JSON values always marshals
+					w.ToolCalls = append(w.ToolCalls, tc)
+				case BlockOpaque:
+					if replayable(b, "ollama", model) {
+						var d struct{ Thinking string }
+						if json.Unmarshal(b.Data, &d) == nil {
+							w.Thinking = d.Thinking
+						}
+					}
+				}
+			}
+			wire = append(wire, w)
+		default:
+			for _, b := range m.Content {
+				if b.Type == BlockToolResult {
+					wire = append(wire, ollamaMessage{Role: "tool", Content: b.Content, ToolName: callNames[b.ToolCallID]})
+				}
+			}
+			if text := m.PlainText(); text != "" {
+				wire = append(wire, ollamaMessage{Role: "user", Content: text})
+			}
+		}
+	}
+	return wire
+}
+
+// fromOllamaAssistant converts one assistant wire message to neutral form.
+func fromOllamaAssistant(w ollamaMessage, model string, ids *idGen) Message {
+	m := Message{Role: RoleAssistant}
+	if w.Thinking != "" {
+		data, _ := json.Marshal(map[string]string{"thinking": w.Thinking})
+		m.Content = append(m.Content, Block{Type: BlockOpaque, Provider: "ollama", Model: model, Data: data})
+	}
+	if w.Content != "" {
+		m.Content = append(m.Content, Block{Type: BlockText, Text: w.Content})
+	}
+	for _, tc := range w.ToolCalls {
+		m.Content = append(m.Content, Block{Type: BlockToolCall, ID: ids.next(), Name: tc.Function.Name, Arguments: decodeArgs(tc.Function.Arguments)})
+	}
+	return m
+}
+
+// fromOllama converts a wire list back to the neutral transcript (used when
+// migrating stored wire-format history). Tool results are matched to the
+// oldest unanswered call with the same tool name.
+func fromOllama(wire []ollamaMessage, model string) []Message {
+	ids := newIDGen()
+	var out []Message
+	pending := map[string][]string{}
+	for _, w := range wire {
+		switch w.Role {
+		case "system":
+			continue
+		case "assistant":
+			m := fromOllamaAssistant(w, model, ids)
+			for _, c := range m.ToolCalls() {
+				pending[c.Name] = append(pending[c.Name], c.ID)
+			}
+			out = append(out, m)
+		case "tool":
+			id := ""
+			if q := pending[w.ToolName]; len(q) > 0 {
+				id, pending[w.ToolName] = q[0], q[1:]
+			}
+			block := Block{Type: BlockToolResult, ToolCallID: id, Content: w.Content}
+			if n := len(out); n > 0 && out[n-1].Role == RoleUser && len(out[n-1].ToolCalls()) == 0 && isToolResults(out[n-1]) {
+				out[n-1].Content = append(out[n-1].Content, block)
+			} else {
+				out = append(out, Message{Role: RoleUser, Content: []Block{block}})
+			}
+		default:
+			out = append(out, Text(RoleUser, w.Content))
+		}
+	}
+	return out
+}
+
+func isToolResults(m Message) bool {
+	for _, b := range m.Content {
+		if b.Type != BlockToolResult {
+			return false
+		}
+	}
+	return len(m.Content) > 0
+}
+
+// AgenticTurn runs the tool loop. The wire list and the neutral tail are
+// built locally and returned together at the end, so an error or a stop
+// anywhere leaves the caller's transcript exactly as it was.
+func (o *Ollama) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResult, error) {
+	max := req.MaxIterations
+	if max <= 0 {
+		max = DefaultMaxIterations
+	}
+	wire := toOllama(req.System, req.Messages, o.ModelID)
+	ids := newIDGen()
+	var tail []Message
+	for iter := 1; iter <= max; iter++ {
+		if err := ctx.Err(); err != nil {
+			return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
+		}
+		w, err := o.chat(ctx, wire, req.Tools, 0)
+		if err != nil {
+			return TurnResult{}, err
+		}
+		wire = append(wire, w)
+		msg := fromOllamaAssistant(w, o.ModelID, ids)
+		tail = append(tail, msg)
+		calls := msg.ToolCalls()
+		if len(calls) == 0 {
+			return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: iter}, nil
+		}
+		results := Message{Role: RoleUser}
+		for _, call := range calls {
+			if err := ctx.Err(); err != nil {
+				return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
+			}
+			outcome, err := req.Dispatch(ctx, call)
+			if err != nil {
+				return TurnResult{}, err
+			}
+			wire = append(wire, ollamaMessage{Role: "tool", Content: outcome.Content, ToolName: call.Name})
+			results.Content = append(results.Content, Block{Type: BlockToolResult, ToolCallID: call.ID, Content: outcome.Content, IsError: outcome.IsError})
+		}
+		tail = append(tail, results)
+	}
+	// Limit reached: one more request, without tools, for a final answer.
+	if err := ctx.Err(); err != nil {
+		return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
+	}
+	w, err := o.chat(ctx, append(wire, ollamaMessage{Role: "user", Content: WrapUpPrompt}), nil, 0)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	w.ToolCalls = nil // tools were not offered; ignore any the model invents
+	msg := fromOllamaAssistant(w, o.ModelID, ids)
+	tail = append(tail, msg)
+	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true}, nil
+}
+
+// Complete answers a single prompt.
+func (o *Ollama) Complete(ctx context.Context, messages []Message, maxTokens, contextLength int) (string, error) {
+	w, err := o.chat(ctx, toOllama("", messages, o.ModelID), nil, contextLength)
+	if err != nil {
+		return "", err
+	}
+	return w.Content, nil
+}
+
+// Summarize converts a PDF locally when given one, then asks for a summary
+// using the user's paper-summary prompt.
+func (o *Ollama) Summarize(ctx context.Context, title, text, pdfPath string, maxTokens int) (string, error) {
+	return summarizeViaText(ctx, o, o.SummaryPrompt, o.ConvertPDF, title, text, pdfPath, maxTokens)
+}
+
+// DescribeImage captions one figure.
+func (o *Ollama) DescribeImage(ctx context.Context, image []byte, docTitle string) (string, error) {
+	wire := []ollamaMessage{{Role: "user", Content: fmt.Sprintf(FigureCaptionPrompt, docTitle), Images: []string{base64.StdEncoding.EncodeToString(image)}}}
+	w, err := o.chat(ctx, wire, nil, 0)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(w.Content), nil
+}
+
+// summarizeViaText is the summary path for providers without document
+// upload: convert the PDF locally, then send text.
+func summarizeViaText(ctx context.Context, p Provider, prompt func() (string, error), convert func(string) (string, error), title, text, pdfPath string, maxTokens int) (string, error) {
+	const op = "llm.Summarize"
+	if prompt == nil {
+		return "", errs.New(errs.Internal, op, "no summary prompt configured")
+	}
+	instructions, err := prompt()
+	if err != nil {
+		return "", err
+	}
+	if pdfPath != "" {
+		if convert == nil {
+			return "", errs.New(errs.Conversion, op, "PDF conversion is not available in this build")
+		}
+		if text, err = convert(pdfPath); err != nil {
+			return "", err
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", errs.New(errs.Invalid, op, "nothing to summarise for %q", title)
+	}
+	body := fmt.Sprintf("%s\n\nTitle: %s\n\nBEGIN RETRIEVED DATA\n%s\nEND RETRIEVED DATA", instructions, title, text)
+	return p.Complete(ctx, []Message{Text(RoleUser, body)}, maxTokens, 0)
+}
