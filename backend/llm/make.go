@@ -2,6 +2,7 @@ package llm
 
 import (
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -33,9 +34,36 @@ func MakeProvider(cfg *config.Config, spec string, opt Options) (Provider, error
 	case "ollama":
 		return &Ollama{BaseURL: cfg.Chat.OllamaURL, ModelID: s.Model, Client: client, Redact: redact,
 			SummaryPrompt: opt.SummaryPrompt, ConvertPDF: opt.ConvertPDF}, nil
-	default:
-		// Resolve accepted the name, so this is a known cloud provider whose
-		// adapter has not landed yet: refuse clearly rather than guess.
-		return nil, errs.New(errs.Invalid, "llm.MakeProvider", "the %s adapter is not available in this build yet; use ollama", s.Provider)
+	case "anthropic":
+		key := firstNonEmpty(cfg.Anthropic.APIKey, getenv(opt.Getenv, "ANTHROPIC_API_KEY"))
+		if key == "" {
+			return nil, errs.WithHint(errs.New(errs.Invalid, "llm.MakeProvider", "no Anthropic API key"), "set ANTHROPIC_API_KEY or [anthropic] api_key")
+		}
+		return &Anthropic{BaseURL: cfg.Anthropic.BaseURL, APIKey: key, ModelID: s.Model, Client: client, Redact: redact,
+			SummaryPrompt: opt.SummaryPrompt}, nil
+	default: // openrouter: Resolve admits only known providers
+		key := firstNonEmpty(cfg.OpenRouter.APIKey, getenv(opt.Getenv, "OPENROUTER_API_KEY"))
+		if key == "" {
+			return nil, errs.WithHint(errs.New(errs.Invalid, "llm.MakeProvider", "no OpenRouter API key"), "set OPENROUTER_API_KEY or [openrouter] api_key")
+		}
+		return &OpenRouter{BaseURL: cfg.OpenRouter.BaseURL, APIKey: key, ModelID: s.Model, Client: client, Redact: redact,
+			Routing:       Routing{DataCollection: cfg.OpenRouter.DataCollection, AllowFallbacks: cfg.OpenRouter.AllowFallbacks, Only: cfg.OpenRouter.Only},
+			SummaryPrompt: opt.SummaryPrompt, ConvertPDF: opt.ConvertPDF}, nil
 	}
+}
+
+func getenv(fn func(string) string, name string) string {
+	if fn == nil {
+		return os.Getenv(name)
+	}
+	return fn(name)
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

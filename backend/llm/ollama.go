@@ -302,58 +302,44 @@ func isToolResults(m Message) bool {
 	return len(m.Content) > 0
 }
 
-// AgenticTurn runs the tool loop. The wire list and the neutral tail are
-// built locally and returned together at the end, so an error or a stop
-// anywhere leaves the caller's transcript exactly as it was.
-func (o *Ollama) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResult, error) {
-	max := req.MaxIterations
-	if max <= 0 {
-		max = DefaultMaxIterations
+// ollamaConversation is a turn in Ollama's wire shape.
+type ollamaConversation struct {
+	o     *Ollama
+	wire  []ollamaMessage
+	tools []Tool
+	ids   *idGen
+	// callNames maps synthesised call ids to tool names for addResults.
+	callNames map[string]string
+}
+
+func (c *ollamaConversation) request(ctx context.Context, wrapUp bool) (Message, error) {
+	wire, tools := c.wire, c.tools
+	if wrapUp {
+		wire, tools = append(wire[:len(wire):len(wire)], ollamaMessage{Role: "user", Content: WrapUpPrompt}), nil
 	}
-	wire := toOllama(req.System, req.Messages, o.ModelID)
-	ids := newIDGen()
-	var tail []Message
-	for iter := 1; iter <= max; iter++ {
-		if err := ctx.Err(); err != nil {
-			return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
-		}
-		w, err := o.chat(ctx, wire, req.Tools, 0)
-		if err != nil {
-			return TurnResult{}, err
-		}
-		wire = append(wire, w)
-		msg := fromOllamaAssistant(w, o.ModelID, ids)
-		tail = append(tail, msg)
-		calls := msg.ToolCalls()
-		if len(calls) == 0 {
-			return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: iter}, nil
-		}
-		results := Message{Role: RoleUser}
-		for _, call := range calls {
-			if err := ctx.Err(); err != nil {
-				return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
-			}
-			outcome, err := req.Dispatch(ctx, call)
-			if err != nil {
-				return TurnResult{}, err
-			}
-			wire = append(wire, ollamaMessage{Role: "tool", Content: outcome.Content, ToolName: call.Name})
-			results.Content = append(results.Content, Block{Type: BlockToolResult, ToolCallID: call.ID, Content: outcome.Content, IsError: outcome.IsError})
-		}
-		tail = append(tail, results)
-	}
-	// Limit reached: one more request, without tools, for a final answer.
-	if err := ctx.Err(); err != nil {
-		return TurnResult{}, errs.Wrap(errs.Cancelled, "ollama.turn", err)
-	}
-	w, err := o.chat(ctx, append(wire, ollamaMessage{Role: "user", Content: WrapUpPrompt}), nil, 0)
+	w, err := c.o.chat(ctx, wire, tools, 0)
 	if err != nil {
-		return TurnResult{}, err
+		return Message{}, err
 	}
-	w.ToolCalls = nil // tools were not offered; ignore any the model invents
-	msg := fromOllamaAssistant(w, o.ModelID, ids)
-	tail = append(tail, msg)
-	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true}, nil
+	c.wire = append(c.wire, w)
+	msg := fromOllamaAssistant(w, c.o.ModelID, c.ids)
+	for _, call := range msg.ToolCalls() {
+		c.callNames[call.ID] = call.Name
+	}
+	return msg, nil
+}
+
+func (c *ollamaConversation) addResults(results Message) {
+	// Ollama keys a tool result by tool name, not call id.
+	for _, b := range results.Content {
+		c.wire = append(c.wire, ollamaMessage{Role: "tool", Content: b.Content, ToolName: c.callNames[b.ToolCallID]})
+	}
+}
+
+// AgenticTurn runs the tool loop over Ollama.
+func (o *Ollama) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResult, error) {
+	c := &ollamaConversation{o: o, wire: toOllama(req.System, req.Messages, o.ModelID), tools: req.Tools, ids: newIDGen(), callNames: map[string]string{}}
+	return runTurn(ctx, "ollama.turn", req, c)
 }
 
 // Complete answers a single prompt.

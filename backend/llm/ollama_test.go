@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -229,26 +228,10 @@ func TestOllamaCancelDuringStreamEndsQuickly(t *testing.T) {
 	defer close(hold)
 	f := &fakeOllama{t: t, hold: hold, scripts: [][]string{{content("thinking about it"), content("never sent"), done}}}
 	o := newOllama(t, f)
-	ctx, cancel := context.WithCancel(context.Background())
-	finished := make(chan error, 1)
-	go func() {
+	assertStopsWithin200ms(t, func(ctx context.Context) error {
 		_, err := o.AgenticTurn(ctx, TurnRequest{Messages: []Message{Text(RoleUser, "q")}})
-		finished <- err
-	}()
-	time.Sleep(100 * time.Millisecond) // the first line is in flight, the server is holding
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-finished:
-		if elapsed := time.Since(start); elapsed > 200*time.Millisecond {
-			t.Fatalf("turn took %v to stop", elapsed)
-		}
-		if !errs.Is(err, errs.Cancelled) {
-			t.Fatalf("err = %v, want cancelled", err)
-		}
-	case <-time.After(200 * time.Millisecond):
-		t.Fatal("turn goroutine still running 200 ms after stop")
-	}
+		return err
+	})
 }
 
 func TestOllamaDescribeImageSendsBase64(t *testing.T) {

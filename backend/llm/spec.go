@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"os"
 	"slices"
 	"strings"
 
@@ -100,17 +99,14 @@ func Catalogue(cfg *config.Config, current string, getenv func(string) string) [
 	return out
 }
 
-func hasCredentials(cfg *config.Config, provider string, getenv func(string) string) bool {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+func hasCredentials(cfg *config.Config, provider string, getenvFn func(string) string) bool {
 	switch provider {
 	case "ollama":
 		return true
 	case "anthropic":
-		return cfg.Anthropic.APIKey != "" || getenv("ANTHROPIC_API_KEY") != ""
+		return firstNonEmpty(cfg.Anthropic.APIKey, getenv(getenvFn, "ANTHROPIC_API_KEY")) != ""
 	case "openrouter":
-		return cfg.OpenRouter.APIKey != "" || getenv("OPENROUTER_API_KEY") != ""
+		return firstNonEmpty(cfg.OpenRouter.APIKey, getenv(getenvFn, "OPENROUTER_API_KEY")) != ""
 	}
 	return false
 }

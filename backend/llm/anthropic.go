@@ -1,0 +1,307 @@
+package llm
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// anthropicVersion is the Messages API version header value.
+const anthropicVersion = "2023-06-01"
+
+// Anthropic speaks the Messages API with streaming (SSE).
+type Anthropic struct {
+	BaseURL       string // https://api.anthropic.com
+	APIKey        string
+	ModelID       string
+	MaxTokens     int // per request; 4096 when zero
+	Client        *http.Client
+	Redact        func(string) string
+	SummaryPrompt func() (string, error)
+}
+
+func (a *Anthropic) Name() string     { return "anthropic" }
+func (a *Anthropic) Model() string    { return a.ModelID }
+func (a *Anthropic) PopUsage() *Usage { return nil } // token counts only; no price table that would age silently
+func (a *Anthropic) redact(s string) string {
+	if a.Redact == nil {
+		return s
+	}
+	return a.Redact(s)
+}
+
+type anthropicMessage struct {
+	Role    string            `json:"role"`
+	Content []json.RawMessage `json:"content"`
+}
+
+func rawJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v) // only maps and strings are passed here
+	return b
+}
+
+// toAnthropic converts the neutral transcript. Tool results already share one
+// user message per assistant turn, which the API requires.
+func toAnthropic(msgs []Message, model string) []anthropicMessage {
+	var out []anthropicMessage
+	for _, m := range msgs {
+		w := anthropicMessage{Role: string(m.Role)}
+		for _, b := range m.Content {
+			switch b.Type {
+			case BlockText:
+				if b.Text != "" {
+					w.Content = append(w.Content, rawJSON(map[string]any{"type": "text", "text": b.Text}))
+				}
+			case BlockToolCall:
+				args := b.Arguments
+				if args == nil {
+					args = map[string]any{}
+				}
+				w.Content = append(w.Content, rawJSON(map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": args}))
+			case BlockToolResult:
+				w.Content = append(w.Content, rawJSON(map[string]any{"type": "tool_result", "tool_use_id": b.ToolCallID, "content": b.Content, "is_error": b.IsError}))
+			case BlockOpaque:
+				if replayable(b, "anthropic", model) {
+					w.Content = append(w.Content, b.Data)
+				}
+			}
+		}
+		if len(w.Content) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// anthropicBlock accumulates one streamed content block.
+type anthropicBlock struct {
+	Type      string
+	Text      strings.Builder
+	ID, Name  string
+	InputJSON strings.Builder
+	Thinking  strings.Builder
+	Signature strings.Builder
+	Data      string // redacted_thinking
+}
+
+// stream performs one streamed Messages request and returns the assistant
+// message in neutral form plus the stop reason.
+func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicMessage, tools []Tool, maxTokens int) (Message, string, error) {
+	const op = "anthropic.stream"
+	if maxTokens <= 0 {
+		maxTokens = a.MaxTokens
+	}
+	if maxTokens <= 0 {
+		maxTokens = 4096
+	}
+	body := map[string]any{"model": a.ModelID, "max_tokens": maxTokens, "messages": wire, "stream": true}
+	if system != "" {
+		body["system"] = system
+	}
+	if len(tools) > 0 {
+		ts := make([]map[string]any, len(tools))
+		for i, t := range tools {
+			ts[i] = map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Parameters}
+		}
+		body["tools"] = ts
+	}
+	client := a.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	headers := map[string]string{"x-api-key": a.APIKey, "anthropic-version": anthropicVersion}
+	resp, err := postStream(ctx, client, op, strings.TrimRight(a.BaseURL, "/")+"/v1/messages", headers, body, a.redact)
+	if err != nil {
+		return Message{}, "", err
+	}
+	defer resp.Body.Close()
+
+	blocks := map[int]*anthropicBlock{}
+	var order []int
+	stopReason := ""
+	err = readSSE(ctx, op, resp.Body, a.redact, func(event string, data []byte) (bool, error) {
+		var ev struct {
+			Type         string          `json:"type"`
+			Index        int             `json:"index"`
+			ContentBlock json.RawMessage `json:"content_block"`
+			Delta        struct {
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				PartialJSON string `json:"partial_json"`
+				Thinking    string `json:"thinking"`
+				Signature   string `json:"signature"`
+				StopReason  string `json:"stop_reason"`
+			} `json:"delta"`
+			Error struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return false, errs.Wrapf(errs.LLM, op, err, "malformed event %q", event)
+		}
+		switch ev.Type {
+		case "content_block_start":
+			var cb struct {
+				Type, ID, Name, Text, Thinking, Signature, Data string
+			}
+			if err := json.Unmarshal(ev.ContentBlock, &cb); err != nil {
+				return false, errs.Wrap(errs.LLM, op, err)
+			}
+			b := &anthropicBlock{Type: cb.Type, ID: cb.ID, Name: cb.Name, Data: cb.Data}
+			b.Text.WriteString(cb.Text)
+			b.Thinking.WriteString(cb.Thinking)
+			b.Signature.WriteString(cb.Signature)
+			blocks[ev.Index] = b
+			order = append(order, ev.Index)
+		case "content_block_delta":
+			b := blocks[ev.Index]
+			if b == nil {
+				return false, errs.New(errs.LLM, op, "delta for unknown block %d", ev.Index)
+			}
+			switch ev.Delta.Type {
+			case "text_delta":
+				b.Text.WriteString(ev.Delta.Text)
+			case "input_json_delta":
+				b.InputJSON.WriteString(ev.Delta.PartialJSON)
+			case "thinking_delta":
+				b.Thinking.WriteString(ev.Delta.Thinking)
+			case "signature_delta":
+				b.Signature.WriteString(ev.Delta.Signature)
+			}
+		case "message_delta":
+			if ev.Delta.StopReason != "" {
+				stopReason = ev.Delta.StopReason
+			}
+		case "message_stop":
+			return true, nil
+		case "error":
+			return false, errs.New(errs.LLM, op, "%s: %s", ev.Error.Type, a.redact(ev.Error.Message))
+		}
+		return false, nil
+	})
+	if err != nil {
+		return Message{}, "", err
+	}
+	msg := Message{Role: RoleAssistant}
+	for _, i := range order {
+		b := blocks[i]
+		switch b.Type {
+		case "text":
+			if t := b.Text.String(); t != "" {
+				msg.Content = append(msg.Content, Block{Type: BlockText, Text: t})
+			}
+		case "tool_use":
+			args := map[string]any{}
+			if s := b.InputJSON.String(); s != "" {
+				if err := json.Unmarshal([]byte(s), &args); err != nil {
+					return Message{}, "", errs.Wrapf(errs.LLM, op, err, "tool %s arguments are not valid JSON", b.Name)
+				}
+			}
+			msg.Content = append(msg.Content, Block{Type: BlockToolCall, ID: b.ID, Name: b.Name, Arguments: args})
+		case "thinking":
+			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: a.ModelID,
+				Data: rawJSON(map[string]any{"type": "thinking", "thinking": b.Thinking.String(), "signature": b.Signature.String()})})
+		case "redacted_thinking":
+			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: a.ModelID,
+				Data: rawJSON(map[string]any{"type": "redacted_thinking", "data": b.Data})})
+		}
+	}
+	return msg, stopReason, nil
+}
+
+type anthropicConversation struct {
+	a      *Anthropic
+	system string
+	wire   []anthropicMessage
+	tools  []Tool
+}
+
+func (c *anthropicConversation) request(ctx context.Context, wrapUp bool) (Message, error) {
+	wire, tools := c.wire, c.tools
+	if wrapUp {
+		// The wrap-up text joins the last user message (tool results) so
+		// roles keep alternating, as the API requires.
+		wire = append([]anthropicMessage(nil), wire...)
+		last := &wire[len(wire)-1]
+		last.Content = append(append([]json.RawMessage(nil), last.Content...), rawJSON(map[string]any{"type": "text", "text": WrapUpPrompt}))
+		tools = nil
+	}
+	msg, _, err := c.a.stream(ctx, c.system, wire, tools, 0)
+	if err != nil {
+		return Message{}, err
+	}
+	c.wire = append(c.wire, toAnthropic([]Message{msg}, c.a.ModelID)...)
+	return msg, nil
+}
+
+func (c *anthropicConversation) addResults(results Message) {
+	c.wire = append(c.wire, toAnthropic([]Message{results}, c.a.ModelID)...)
+}
+
+// AgenticTurn runs the tool loop over the Messages API.
+func (a *Anthropic) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResult, error) {
+	c := &anthropicConversation{a: a, system: req.System, wire: toAnthropic(req.Messages, a.ModelID), tools: req.Tools}
+	return runTurn(ctx, "anthropic.turn", req, c)
+}
+
+// Complete answers a single prompt.
+func (a *Anthropic) Complete(ctx context.Context, messages []Message, maxTokens, _ int) (string, error) {
+	msg, _, err := a.stream(ctx, "", toAnthropic(messages, a.ModelID), nil, maxTokens)
+	if err != nil {
+		return "", err
+	}
+	return msg.PlainText(), nil
+}
+
+// Summarize uploads a PDF as a document block (only public papers reach this
+// path) or sends the abstract text.
+func (a *Anthropic) Summarize(ctx context.Context, title, text, pdfPath string, maxTokens int) (string, error) {
+	const op = "anthropic.Summarize"
+	if a.SummaryPrompt == nil {
+		return "", errs.New(errs.Internal, op, "no summary prompt configured")
+	}
+	instructions, err := a.SummaryPrompt()
+	if err != nil {
+		return "", err
+	}
+	var content []json.RawMessage
+	if pdfPath != "" {
+		pdf, err := os.ReadFile(pdfPath)
+		if err != nil {
+			return "", errs.Wrapf(errs.NotFound, op, err, "cannot read %s", pdfPath)
+		}
+		content = append(content, rawJSON(map[string]any{"type": "document", "source": map[string]any{
+			"type": "base64", "media_type": "application/pdf", "data": base64.StdEncoding.EncodeToString(pdf)}}))
+		content = append(content, rawJSON(map[string]any{"type": "text", "text": fmt.Sprintf("%s\n\nTitle: %s", instructions, title)}))
+	} else {
+		if strings.TrimSpace(text) == "" {
+			return "", errs.New(errs.Invalid, op, "nothing to summarise for %q", title)
+		}
+		content = append(content, rawJSON(map[string]any{"type": "text", "text": fmt.Sprintf("%s\n\nTitle: %s\n\nBEGIN RETRIEVED DATA\n%s\nEND RETRIEVED DATA", instructions, title, text)}))
+	}
+	msg, _, err := a.stream(ctx, "", []anthropicMessage{{Role: "user", Content: content}}, nil, maxTokens)
+	if err != nil {
+		return "", err
+	}
+	return msg.PlainText(), nil
+}
+
+// DescribeImage captions one figure from a base64 image block.
+func (a *Anthropic) DescribeImage(ctx context.Context, image []byte, docTitle string) (string, error) {
+	content := []json.RawMessage{
+		rawJSON(map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": http.DetectContentType(image), "data": base64.StdEncoding.EncodeToString(image)}}),
+		rawJSON(map[string]any{"type": "text", "text": fmt.Sprintf(FigureCaptionPrompt, docTitle)}),
+	}
+	msg, _, err := a.stream(ctx, "", []anthropicMessage{{Role: "user", Content: content}}, nil, 512)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(msg.PlainText()), nil
+}
