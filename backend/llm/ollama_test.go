@@ -111,10 +111,7 @@ func TestOllamaToolLoop(t *testing.T) {
 		System:   "sys",
 		Messages: []Message{Text(RoleUser, "what is alpha?")},
 		Tools:    []Tool{{Name: "search_kb", Description: "search", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Dispatch: func(_ context.Context, c Block) (ToolOutcome, error) {
-			calls = append(calls, c)
-			return ToolOutcome{Content: "result for " + c.Name}, nil
-		},
+		Dispatch: recorder(&calls, "result for "),
 	})
 	if err != nil {
 		t.Fatal(err)

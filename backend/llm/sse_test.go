@@ -124,10 +124,7 @@ func TestAnthropicToolLoopWithSplitArgumentsAndThinking(t *testing.T) {
 	res, err := a.AgenticTurn(context.Background(), TurnRequest{
 		System: "sys", Messages: []Message{Text(RoleUser, "what is alpha?")},
 		Tools: []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Dispatch: func(_ context.Context, c Block) (ToolOutcome, error) {
-			got = append(got, c)
-			return ToolOutcome{Content: "r:" + c.Name}, nil
-		},
+		Dispatch: recorder(&got, "r:"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -256,10 +253,7 @@ func TestOpenRouterInterleavedToolDeltasAndUsage(t *testing.T) {
 	res, err := o.AgenticTurn(context.Background(), TurnRequest{
 		Messages: []Message{Text(RoleUser, "q")},
 		Tools:    []Tool{{Name: "search_kb", Parameters: json.RawMessage(`{}`)}},
-		Dispatch: func(_ context.Context, c Block) (ToolOutcome, error) {
-			got = append(got, c)
-			return ToolOutcome{Content: "r"}, nil
-		},
+		Dispatch: recorder(&got, "r:"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -349,6 +343,14 @@ func TestMakeProviderCloud(t *testing.T) {
 	p, err = MakeProvider(&cfg, "openrouter:mistral/large", Options{Getenv: getenv})
 	if err != nil || p.Name() != "openrouter" || p.(*OpenRouter).Routing.DataCollection != "deny" {
 		t.Fatalf("%v %v", p, err)
+	}
+}
+
+// recorder returns a Dispatch that records each call and answers prefix+name.
+func recorder(calls *[]Block, prefix string) Dispatch {
+	return func(_ context.Context, c Block) (ToolOutcome, error) {
+		*calls = append(*calls, c)
+		return ToolOutcome{Content: prefix + c.Name}, nil
 	}
 }
 

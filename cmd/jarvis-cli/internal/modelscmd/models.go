@@ -19,12 +19,16 @@ import (
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{Use: "models", Short: "List, download, verify and install the local models"}
 
-	// selected resolves the models a command acts on: the named ones, or the
-	// configured embedding and reranking models.
-	selected := func(cfg *config.Config, args []string) ([]models.Model, error) {
+	// resolve loads the configuration and the models a command acts on: the
+	// named ones, or the configured embedding and reranking models.
+	resolve := func(args []string) (*config.Config, []models.Model, error) {
+		cfg, err := load()
+		if err != nil {
+			return nil, nil, err
+		}
 		m, err := models.Load()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ids := args
 		if len(ids) == 0 {
@@ -37,11 +41,11 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		for _, id := range ids {
 			model, err := m.Find(id)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out = append(out, model)
 		}
-		return out, nil
+		return cfg, out, nil
 	}
 
 	cmd.AddCommand(&cobra.Command{
@@ -74,11 +78,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Use:   "fetch [ID...]",
 		Short: "Download models from Hugging Face (default: the configured ones)",
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			list, err := selected(cfg, args)
+			cfg, list, err := resolve(args)
 			if err != nil {
 				return err
 			}
@@ -109,11 +109,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Use:   "verify [ID...]",
 		Short: "Re-hash installed model files against the manifest and install lock",
 		RunE: func(_ *cobra.Command, args []string) error {
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			list, err := selected(cfg, args)
+			cfg, list, err := resolve(args)
 			if err != nil {
 				return err
 			}
@@ -138,11 +134,7 @@ that cannot reach Hugging Face.`,
 			if from == "" {
 				return errs.New(errs.Invalid, "models install-offline", "--from DIR is required")
 			}
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			list, err := selected(cfg, args)
+			cfg, list, err := resolve(args)
 			if err != nil {
 				return err
 			}
