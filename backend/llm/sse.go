@@ -118,4 +118,3 @@ func serviceMessage(body []byte) string {
 	}
 	return strings.TrimSpace(string(body))
 }
-

@@ -123,7 +123,7 @@ func TestAnthropicToolLoopWithSplitArgumentsAndThinking(t *testing.T) {
 	var got []Block
 	res, err := a.AgenticTurn(context.Background(), TurnRequest{
 		System: "sys", Messages: []Message{Text(RoleUser, "what is alpha?")},
-		Tools: []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Tools:    []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Dispatch: recorder(&got, "r:"),
 	})
 	if err != nil {
