@@ -53,3 +53,60 @@ func TestDecodeArgsAcceptsStringEncodedJSON(t *testing.T) {
 		t.Fatalf("args = %v", args)
 	}
 }
+
+func neutralSample() []Message {
+	return []Message{
+		Text(RoleUser, "q"),
+		{Role: RoleAssistant, Content: []Block{
+			{Type: BlockText, Text: "looking"},
+			{Type: BlockToolCall, ID: "c1", Name: "search_kb", Arguments: map[string]any{"query": "x"}},
+			{Type: BlockToolCall, ID: "c2", Name: "kb_stats", Arguments: map[string]any{}},
+		}},
+		{Role: RoleUser, Content: []Block{
+			{Type: BlockToolResult, ToolCallID: "c1", Content: "rx"},
+			{Type: BlockToolResult, ToolCallID: "c2", Content: "ry", IsError: true},
+		}},
+		Text(RoleAssistant, "done"),
+	}
+}
+
+func TestAnthropicRoundTrip(t *testing.T) {
+	msgs := neutralSample()
+	back := fromAnthropic(toAnthropic(msgs, "m"), "m")
+	a, _ := json.Marshal(msgs)
+	b, _ := json.Marshal(back)
+	if string(a) != string(b) {
+		t.Fatalf("round trip changed the transcript:\n%s\n%s", a, b)
+	}
+}
+
+func TestOpenAIRoundTrip(t *testing.T) {
+	msgs := neutralSample()
+	wire := toOpenAI("sys", msgs, "openrouter", "m")
+	if wire[0].Role != "system" || wire[3].Role != "tool" || wire[4].Role != "tool" {
+		t.Fatalf("wire roles: %+v", wire)
+	}
+	back := fromOpenAI(wire, "openrouter", "m")
+	// is_error has no OpenAI wire field; everything else must survive.
+	msgs[2].Content[1].IsError = false
+	a, _ := json.Marshal(msgs)
+	b, _ := json.Marshal(back)
+	if string(a) != string(b) {
+		t.Fatalf("round trip changed the transcript:\n%s\n%s", a, b)
+	}
+}
+
+func TestSwitchingProvidersMidConversation(t *testing.T) {
+	// History written under Anthropic (with a thinking block) continues on
+	// Ollama: the thinking block is dropped, everything else carries over.
+	thinking := json.RawMessage(`{"type":"thinking","thinking":"t","signature":"s"}`)
+	msgs := neutralSample()
+	msgs[1].Content = append([]Block{{Type: BlockOpaque, Provider: "anthropic", Model: "claude-x", Data: thinking}}, msgs[1].Content...)
+	wire := toOllama("", msgs, "qwen")
+	if wire[1].Thinking != "" || len(wire[1].ToolCalls) != 2 || wire[2].ToolName != "search_kb" || wire[3].ToolName != "kb_stats" {
+		t.Fatalf("ollama wire: %+v", wire)
+	}
+	if aw := toAnthropic(msgs, "claude-x"); string(aw[1].Content[0]) != string(thinking) {
+		t.Fatal("same provider+model must replay the thinking block verbatim")
+	}
+}
