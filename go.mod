@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/sergi/go-diff v1.4.5
 	github.com/spf13/cobra v1.10.2
 	github.com/wailsapp/wails/v2 v2.9.2
 )

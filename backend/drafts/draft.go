@@ -1,0 +1,256 @@
+package drafts
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+)
+
+// Visibility mirrors the knowledge base's: a draft inherits its session's.
+const (
+	Public  = "public"
+	Private = "private"
+)
+
+// Meta is draft.json: the sandbox's own bookkeeping for one draft.
+type Meta struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	MainFile  string    `json:"main_file"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Visibility is "private" when the creating session was private; a
+	// private draft must not be read back to a cloud model.
+	Visibility string `json:"visibility"`
+	SessionID  string `json:"session_id,omitempty"`
+	Keep       bool   `json:"keep"` // exempt from retention
+}
+
+// Draft is a draft's metadata and file list.
+type Draft struct {
+	Meta
+	Files []string `json:"files"`
+}
+
+var slugStrip = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(title string) string {
+	s := strings.Trim(slugStrip.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	if len(s) > 40 {
+		s = strings.Trim(s[:40], "-")
+	}
+	if s == "" {
+		s = "draft"
+	}
+	return s
+}
+
+// Create makes a new draft folder with its main file. Creation is a free
+// write: nothing existed to overwrite.
+func (w *Workspace) Create(title, mainFile, content, visibility, sessionID string) (*Draft, error) {
+	if visibility != Private {
+		visibility = Public
+	}
+	if strings.TrimSpace(title) == "" {
+		return nil, errs.New(errs.Invalid, "drafts.Create", "a draft needs a title")
+	}
+	id := slug(title) + "-" + randomToken()[:6]
+	if err := w.checkName(mainFile); err != nil {
+		return nil, err
+	}
+	if err := w.checkSize(len(content), mainFile); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(w.Root, id)
+	if err := os.Mkdir(dir, fsutil.PrivateDirMode); err != nil {
+		return nil, errs.Wrap(errs.Internal, "drafts.Create", err)
+	}
+	now := w.now().UTC()
+	meta := Meta{ID: id, Title: title, MainFile: mainFile, CreatedAt: now, UpdatedAt: now, Visibility: visibility, SessionID: sessionID}
+	path, err := w.Resolve(id, mainFile)
+	if err == nil {
+		err = w.writeFile(path, []byte(content))
+	}
+	if err == nil {
+		err = w.writeMeta(meta)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir) // a half-made draft is removed; the error is what matters
+		return nil, err
+	}
+	return w.Get(id)
+}
+
+// AddFile adds a new file to a draft; an existing name is refused.
+func (w *Workspace) AddFile(id, filename, content string) error {
+	path, err := w.Resolve(id, filename)
+	if err != nil {
+		return err
+	}
+	if _, err := w.meta(id); err != nil {
+		return err
+	}
+	if exists(path) {
+		return errs.New(errs.Conflict, "drafts.AddFile", "%s already exists in draft %s; propose an edit instead", filename, id)
+	}
+	if err := w.writeFile(path, []byte(content)); err != nil {
+		return err
+	}
+	return w.touch(id)
+}
+
+// Read returns a file's content and hash.
+func (w *Workspace) Read(id, filename string) (string, string, error) {
+	path, err := w.Resolve(id, filename)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", errs.New(errs.NotFound, "drafts.Read", "no file %s in draft %s", filename, id)
+	}
+	if err != nil {
+		return "", "", errs.Wrap(errs.Internal, "drafts.Read", err)
+	}
+	if err := w.checkSize(len(b), filename); err != nil {
+		return "", "", err
+	}
+	return string(b), Hash(b), nil
+}
+
+// Save is the human's own save. When expectHash is set and the file changed
+// underneath (another tab, an external edit), the write is refused.
+func (w *Workspace) Save(id, filename, content, expectHash string) (string, error) {
+	path, err := w.Resolve(id, filename)
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.meta(id); err != nil {
+		return "", err
+	}
+	if expectHash != "" {
+		cur, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", errs.Wrap(errs.Internal, "drafts.Save", err)
+		}
+		if Hash(cur) != expectHash {
+			return "", errs.New(errs.Conflict, "drafts.Save", "%s changed since it was opened; reload it before saving", filename)
+		}
+	}
+	if err := w.writeFile(path, []byte(content)); err != nil {
+		return "", err
+	}
+	return Hash([]byte(content)), w.touch(id)
+}
+
+// Get returns one draft.
+func (w *Workspace) Get(id string) (*Draft, error) {
+	meta, err := w.meta(id)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := w.draftDir(id)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "drafts.Get", err)
+	}
+	d := &Draft{Meta: *meta, Files: []string{}}
+	for _, e := range entries {
+		if e.Type().IsRegular() && w.checkName(e.Name()) == nil {
+			d.Files = append(d.Files, e.Name())
+		}
+	}
+	return d, nil
+}
+
+// List returns every draft, most recently updated first. Folders without a
+// readable draft.json are skipped, not fatal.
+func (w *Workspace) List() ([]Draft, error) {
+	entries, err := os.ReadDir(w.Root)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "drafts.List", err)
+	}
+	var out []Draft
+	for _, e := range entries {
+		if !e.IsDir() || ValidateID(e.Name()) != nil {
+			continue
+		}
+		d, err := w.Get(e.Name())
+		if err != nil {
+			continue
+		}
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	return out, nil
+}
+
+// SetKeep marks a draft exempt from (or subject to) retention.
+func (w *Workspace) SetKeep(id string, keep bool) error {
+	meta, err := w.meta(id)
+	if err != nil {
+		return err
+	}
+	meta.Keep = keep
+	return w.writeMeta(*meta)
+}
+
+func (w *Workspace) metaPath(id string) (string, error) {
+	dir, err := w.draftDir(id)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, metaFile), nil
+}
+
+func (w *Workspace) meta(id string) (*Meta, error) {
+	p, err := w.metaPath(id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errs.New(errs.NotFound, "drafts", "no draft %q", id)
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "drafts", err)
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, errs.Wrapf(errs.Internal, "drafts", err, "draft %s has a corrupt draft.json", id)
+	}
+	return &m, nil
+}
+
+func (w *Workspace) writeMeta(m Meta) error {
+	p, err := w.metaPath(m.ID)
+	if err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(m, "", "  ") // plain struct: always marshals
+	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
+		return errs.Wrap(errs.Internal, "drafts", err)
+	}
+	return nil
+}
+
+func (w *Workspace) touch(id string) error {
+	m, err := w.meta(id)
+	if err != nil {
+		return err
+	}
+	m.UpdatedAt = w.now().UTC()
+	return w.writeMeta(*m)
+}
