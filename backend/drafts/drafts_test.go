@@ -135,8 +135,8 @@ func lines(n int) []string {
 func TestHunkKindsAndSpans(t *testing.T) {
 	old := lines(30)
 	next := append([]string{}, old...)
-	next[4] = "line 5 changed\n"                                             // replace
-	next = append(next[:15], next[16:]...)                                   // remove old line 16
+	next[4] = "line 5 changed\n"                                              // replace
+	next = append(next[:15], next[16:]...)                                    // remove old line 16
 	next = append(next[:25], append([]string{"inserted\n"}, next[25:]...)...) // add before old line 27
 	hunks := BuildHunks(strings.Join(old, ""), strings.Join(next, ""))
 	if len(hunks) != 3 {
