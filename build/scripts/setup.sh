@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Jarvis needs on a fresh Debian/Ubuntu machine: system
 # libraries for the Wails window (GTK 3, WebKitGTK), Xvfb for headless runs,
+# LaTeX (latexmk, pdflatex) and pandoc for draft compile and export,
 # the frontend's npm dependencies and the Wails CLI. Safe to re-run: each step
 # is skipped when already satisfied.
 set -euo pipefail
@@ -8,7 +9,8 @@ cd "$(dirname "$0")/../.."
 
 log() { printf '\n==> %s\n' "$*"; }
 
-APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick)
+APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick
+  latexmk texlive-latex-base texlive-latex-recommended lmodern pandoc)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
