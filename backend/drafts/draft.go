@@ -240,10 +240,7 @@ func (w *Workspace) writeMeta(m Meta) error {
 		return err
 	}
 	b, _ := json.MarshalIndent(m, "", "  ") // plain struct: always marshals
-	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
-		return errs.Wrap(errs.Internal, "drafts", err)
-	}
-	return nil
+	return w.atomicWrite(p, b)
 }
 
 func (w *Workspace) touch(id string) error {

@@ -37,10 +37,7 @@ func (w *Workspace) snapshot(id, filename string, content []byte) error {
 		return errs.Wrap(errs.Internal, "drafts.snapshot", err)
 	}
 	name := fmt.Sprintf("%020d--%s", w.now().UnixNano(), filename)
-	if err := fsutil.WriteFileAtomic(filepath.Join(vdir, name), content, 0o600); err != nil {
-		return errs.Wrap(errs.Internal, "drafts.snapshot", err)
-	}
-	return nil
+	return w.atomicWrite(filepath.Join(vdir, name), content)
 }
 
 // Versions lists snapshots of filename, newest first.

@@ -36,6 +36,9 @@ type Workspace struct {
 	Extensions []string // allowlist, e.g. .md .tex .bib .txt .csv
 	MaxBytes   int
 	Now        func() time.Time // injectable clock (time.Now when nil)
+	// WriteSpy, when set, is told every path the workspace writes (tests
+	// use it to prove no write leaves the sandbox).
+	WriteSpy func(path string)
 
 	mu        sync.Mutex
 	proposals map[string]*Proposal
@@ -174,10 +177,19 @@ func (w *Workspace) checkSize(n int, name string) error {
 	return nil
 }
 
-// writeFile writes a contained path atomically, 0600.
+// writeFile writes a draft file, enforcing the size cap.
 func (w *Workspace) writeFile(path string, data []byte) error {
 	if err := w.checkSize(len(data), filepath.Base(path)); err != nil {
 		return err
+	}
+	return w.atomicWrite(path, data)
+}
+
+// atomicWrite is the one place the workspace writes bytes to disk (files,
+// draft.json, snapshots), 0600 and atomic. WriteSpy sees every path.
+func (w *Workspace) atomicWrite(path string, data []byte) error {
+	if w.WriteSpy != nil {
+		w.WriteSpy(path)
 	}
 	if err := fsutil.WriteFileAtomic(path, data, 0o600); err != nil {
 		return errs.Wrap(errs.Internal, "drafts.write", err)
