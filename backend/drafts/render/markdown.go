@@ -198,11 +198,7 @@ func renderEscapedHTMLBlock(w util.BufWriter, source []byte, n ast.Node, enterin
 	_, _ = w.WriteString("<p")
 	gmhtml.RenderAttributes(w, n, nil)
 	_, _ = w.WriteString(">")
-	lines := n.Lines()
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
-	}
+	writeEscaped(w, source, n.Lines())
 	if b, ok := n.(*ast.HTMLBlock); ok && b.HasClosure() {
 		_, _ = w.WriteString(html.EscapeString(string(b.ClosureLine.Value(source))))
 	}
@@ -214,12 +210,16 @@ func renderEscapedRawHTML(w util.BufWriter, source []byte, n ast.Node, entering 
 	if !entering {
 		return ast.WalkContinue, nil
 	}
-	segs := n.(*ast.RawHTML).Segments
+	writeEscaped(w, source, n.(*ast.RawHTML).Segments)
+	return ast.WalkSkipChildren, nil
+}
+
+// writeEscaped writes source segments as text, HTML-escaped.
+func writeEscaped(w util.BufWriter, source []byte, segs *text.Segments) {
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
 		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
 	}
-	return ast.WalkSkipChildren, nil
 }
 
 func writeMath(w util.BufWriter, n ast.Node, src string, display bool) {
@@ -274,11 +274,7 @@ func renderCodeBlock(w util.BufWriter, source []byte, n ast.Node, entering bool)
 		}
 	}
 	_, _ = w.WriteString(">")
-	lines := n.Lines()
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
-	}
+	writeEscaped(w, source, n.Lines())
 	_, _ = w.WriteString("</code></pre>\n")
 	return ast.WalkSkipChildren, nil
 }
