@@ -1,0 +1,67 @@
+package kb
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Filter narrows the pool that both retrieval halves score. It is applied in
+// SQL before any ranking, so nothing outside it can be scored at all — the
+// privacy filter holds by construction, not by a later check.
+type Filter struct {
+	Visibility     []string          // allowed visibilities; empty means any
+	DocTypes       []string          // one or more doc types; empty means any
+	AnnotationKind string            // highlight | comment | figure
+	Category       string            // record type
+	Status         string            // record status
+	Entity         string            // record entity
+	Fields         map[string]string // x_<key> = value (exact)
+	Tags           []string          // every tag must be present
+	Source         string
+	FilePath       string
+}
+
+var fieldKey = regexp.MustCompile(`^x_[a-z0-9_]{1,64}$`)
+
+// where renders the filter as a SQL predicate over chunks aliased c.
+func (f Filter) where() (string, []any, error) {
+	clauses := []string{"1=1"}
+	var args []any
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		clauses = append(clauses, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	eq := func(col, val string) {
+		if val != "" {
+			clauses = append(clauses, col+" = ?")
+			args = append(args, val)
+		}
+	}
+	in("c.visibility", f.Visibility)
+	in("c.doc_type", f.DocTypes)
+	eq("c.annotation_kind", f.AnnotationKind)
+	eq("c.category", f.Category)
+	eq("c.status", f.Status)
+	eq("c.entity", f.Entity)
+	eq("c.source", f.Source)
+	eq("c.file_path", f.FilePath)
+	for _, k := range sortedKeys(f.Fields) {
+		if !fieldKey.MatchString(k) {
+			return "", nil, errs.New(errs.Invalid, "kb.Filter", "field filter %q must be an x_<key> name", k)
+		}
+		clauses = append(clauses, `json_extract(c.extra, '$.`+k+`') = ?`)
+		args = append(args, f.Fields[k])
+	}
+	for _, t := range f.Tags {
+		clauses = append(clauses, "instr(c.tags, ?) > 0")
+		args = append(args, "|"+strings.TrimSpace(t)+"|")
+	}
+	return strings.Join(clauses, " AND "), args, nil
+}
