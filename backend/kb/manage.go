@@ -1,0 +1,322 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// DocumentSummary is one de-duplicated document in a listing.
+type DocumentSummary struct {
+	Key        string `json:"key"` // source for papers, file_path for notes
+	DocType    string `json:"doc_type"`
+	Visibility string `json:"visibility"`
+	Source     string `json:"source"`
+	FilePath   string `json:"file_path,omitempty"`
+	Title      string `json:"title,omitempty"`
+	Authors    string `json:"authors,omitempty"`
+	DOI        string `json:"doi,omitempty"`
+	Category   string `json:"category,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Entity     string `json:"entity,omitempty"`
+	Chunks     int    `json:"chunks"`
+}
+
+// List returns documents (not chunks) inside the filter. Vault notes share
+// source "local", so a document is keyed by file_path when it has one and by
+// source otherwise.
+func (s *Store) List(ctx context.Context, f Filter, limit int) ([]DocumentSummary, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	q := `SELECT CASE WHEN c.file_path != '' THEN c.file_path ELSE c.source END AS k,
+		MIN(c.doc_type), MIN(c.visibility), MIN(c.source), MIN(c.file_path), MAX(c.title), MAX(c.authors), MAX(c.doi),
+		MAX(c.category), MAX(c.status), MAX(c.entity), COUNT(*)
+		FROM chunks c WHERE ` + where + ` GROUP BY k ORDER BY MAX(c.date_added) DESC, k LIMIT ?`
+	rows, err := s.db.QueryContext(ctx, q, append(args, limit)...)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.List", err)
+	}
+	defer rows.Close()
+	var out []DocumentSummary
+	for rows.Next() {
+		var d DocumentSummary
+		if err := rows.Scan(&d.Key, &d.DocType, &d.Visibility, &d.Source, &d.FilePath, &d.Title, &d.Authors, &d.DOI,
+			&d.Category, &d.Status, &d.Entity, &d.Chunks); err != nil {
+			return nil, errs.Wrap(errs.RAG, "kb.List", err)
+		}
+		out = append(out, d)
+	}
+	return out, errs.Wrap(errs.RAG, "kb.List", rows.Err())
+}
+
+// Counts is the store at a glance.
+type Counts struct {
+	Chunks    int            `json:"chunks"`
+	Documents int            `json:"documents"`
+	ByType    map[string]int `json:"by_type"`    // chunks per doc_type
+	Private   int            `json:"private"`    // private chunks
+	Legacy    int            `json:"legacy"`     // private papers/digests: breaks the papers-are-public invariant
+	Records   map[string]int `json:"categories"` // chunks per record category
+	Statuses  map[string]int `json:"statuses"`
+}
+
+// Count gathers Counts.
+func (s *Store) Count(ctx context.Context) (Counts, error) {
+	const op = "kb.Count"
+	c := Counts{ByType: map[string]int{}, Records: map[string]int{}, Statuses: map[string]int{}}
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT CASE WHEN file_path != '' THEN file_path ELSE source END),
+		SUM(visibility='private'), SUM(visibility='private' AND doc_type IN ('paper','digest')) FROM chunks`).
+		Scan(&c.Chunks, &c.Documents, nullInt(&c.Private), nullInt(&c.Legacy))
+	if err != nil {
+		return c, errs.Wrap(errs.RAG, op, err)
+	}
+	for col, m := range map[string]map[string]int{"doc_type": c.ByType, "category": c.Records, "status": c.Statuses} {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, COUNT(*) FROM chunks WHERE `+col+` != '' GROUP BY `+col)
+		if err != nil {
+			return c, errs.Wrap(errs.RAG, op, err)
+		}
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return c, errs.Wrap(errs.RAG, op, err)
+			}
+			m[k] = n
+		}
+		rows.Close()
+	}
+	return c, nil
+}
+
+type nullIntScanner struct{ dst *int }
+
+func (n nullIntScanner) Scan(v any) error {
+	if x, ok := v.(int64); ok {
+		*n.dst = int(x)
+	}
+	return nil
+}
+
+func nullInt(dst *int) nullIntScanner { return nullIntScanner{dst} }
+
+// metadataColumns are the keys users may filter, list or delete by.
+var metadataColumns = []string{"doc_type", "visibility", "source", "title", "authors", "doi", "track", "storage_mode",
+	"file_path", "section", "category", "status", "entity", "event_date", "tags", "annotation_kind"}
+
+// KeyCounts reports how many chunks carry each metadata key (x_ keys
+// included), so a typo such as "stauts" shows up as its own key.
+func (s *Store) KeyCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	for _, col := range metadataColumns {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM chunks WHERE `+col+` != ''`).Scan(&n); err != nil {
+			return nil, errs.Wrap(errs.RAG, "kb.KeyCounts", err)
+		}
+		if n > 0 {
+			out[col] = n
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT j.key, COUNT(*) FROM chunks, json_each(chunks.extra) j GROUP BY j.key`)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.KeyCounts", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, errs.Wrap(errs.RAG, "kb.KeyCounts", err)
+		}
+		out[k] = n
+	}
+	return out, errs.Wrap(errs.RAG, "kb.KeyCounts", rows.Err())
+}
+
+// ValueCounts lists the distinct values of one key with chunk counts.
+func (s *Store) ValueCounts(ctx context.Context, key string) (map[string]int, error) {
+	expr, err := columnExpr(key)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+expr+` AS v, COUNT(*) FROM chunks c WHERE v IS NOT NULL AND v != '' GROUP BY v`)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.ValueCounts", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var v string
+		var n int
+		if err := rows.Scan(&v, &n); err != nil {
+			return nil, errs.Wrap(errs.RAG, "kb.ValueCounts", err)
+		}
+		out[v] = n
+	}
+	return out, errs.Wrap(errs.RAG, "kb.ValueCounts", rows.Err())
+}
+
+// columnExpr maps a user-facing key to a safe SQL expression.
+func columnExpr(key string) (string, error) {
+	for _, c := range metadataColumns {
+		if c == key {
+			return "c." + c, nil
+		}
+	}
+	if fieldKey.MatchString(key) {
+		return `json_extract(c.extra, '$.` + key + `')`, nil
+	}
+	return "", errs.New(errs.Invalid, "kb", "unknown metadata key %q (known: %s, or x_<key>)", key, strings.Join(metadataColumns, ", "))
+}
+
+// DeleteBy removes every chunk whose key equals value and returns how many.
+// Only database rows are deleted: no file on disk is ever touched.
+func (s *Store) DeleteBy(ctx context.Context, key, value string) (int, error) {
+	expr, err := columnExpr(key)
+	if err != nil {
+		return 0, err
+	}
+	if value == "" {
+		return 0, errs.New(errs.Invalid, "kb.DeleteBy", "refusing to delete by an empty %s", key)
+	}
+	return s.execCounted(ctx, "kb.DeleteBy", `DELETE FROM chunks AS c WHERE `+expr+` = ?`, value)
+}
+
+// Fields that UpdateFields may change without re-embedding.
+var updatable = map[string]bool{"title": true, "authors": true, "doi": true, "visibility": true, "file_path": true,
+	"source": true, "meta_schema": true, "modified_at": true, "content_hash": true, "category": true, "status": true,
+	"entity": true, "event_date": true, "tags": true, "track": true}
+
+// UpdateFields changes metadata of every chunk matching the filter without
+// touching content or vectors. Papers stay public whatever is asked.
+func (s *Store) UpdateFields(ctx context.Context, f Filter, fields map[string]any) (int, error) {
+	if len(fields) == 0 {
+		return 0, errs.New(errs.Invalid, "kb.UpdateFields", "nothing to update")
+	}
+	where, args, err := f.where()
+	if err != nil {
+		return 0, err
+	}
+	if where == "1=1" {
+		return 0, errs.New(errs.Invalid, "kb.UpdateFields", "refusing to update every chunk: give a filter")
+	}
+	var sets []string
+	var vals []any
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !updatable[k] {
+			return 0, errs.New(errs.Invalid, "kb.UpdateFields", "%s cannot be updated in place", k)
+		}
+		if k == "visibility" && fields[k] != Public && fields[k] != Private {
+			return 0, errs.New(errs.Invalid, "kb.UpdateFields", "visibility must be public or private")
+		}
+		sets = append(sets, k+" = ?")
+		vals = append(vals, fields[k])
+	}
+	guard := ""
+	if v, ok := fields["visibility"]; ok && v == Private {
+		guard = " AND c.doc_type NOT IN ('paper','digest')"
+	}
+	return s.execCounted(ctx, "kb.UpdateFields", `UPDATE chunks AS c SET `+strings.Join(sets, ", ")+` WHERE `+where+guard, append(vals, args...)...)
+}
+
+// execCounted runs one metadata statement and bumps the generation in the
+// same transaction, returning the rows affected.
+func (s *Store) execCounted(ctx context.Context, op, query string, args ...any) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, errs.Wrap(errs.RAG, op, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, errs.Wrap(errs.RAG, op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, errs.Wrap(errs.RAG, op, err)
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return 0, errs.Wrap(errs.RAG, op, err)
+	}
+	return int(n), errs.Wrap(errs.RAG, op, tx.Commit())
+}
+
+// SetPaperMeta corrects a paper's title, authors or DOI (empty = unchanged).
+func (s *Store) SetPaperMeta(ctx context.Context, source, title, authors, doi string) (int, error) {
+	fields := map[string]any{}
+	for k, v := range map[string]string{"title": title, "authors": authors, "doi": doi} {
+		if v != "" {
+			fields[k] = v
+		}
+	}
+	n, err := s.UpdateFields(ctx, Filter{Source: source, DocTypes: []string{DocPaper}}, fields)
+	if err == nil && n == 0 {
+		return 0, errs.New(errs.NotFound, "kb.SetPaperMeta", "no paper with source %s", source)
+	}
+	return n, err
+}
+
+var nonWord = regexp.MustCompile(`[^\p{L}\p{N}]+`)
+
+// NormaliseTitle folds case, punctuation and spacing so "A Study: of X" and
+// "a study of x" compare equal.
+func NormaliseTitle(t string) string {
+	return strings.TrimSpace(nonWord.ReplaceAllString(strings.Map(unicode.ToLower, t), " "))
+}
+
+// Duplicate says why an incoming document matches a stored one.
+type Duplicate struct {
+	Reason string          `json:"reason"` // "source" or "title"
+	Doc    DocumentSummary `json:"doc"`
+}
+
+// FindDuplicates reports stored documents with the same source or the same
+// normalised title.
+func (s *Store) FindDuplicates(ctx context.Context, source, title string) ([]Duplicate, error) {
+	var out []Duplicate
+	if source != "" {
+		docs, err := s.List(ctx, Filter{Source: source}, 10)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			out = append(out, Duplicate{Reason: "source", Doc: d})
+		}
+	}
+	if norm := NormaliseTitle(title); norm != "" {
+		docs, err := s.List(ctx, Filter{}, 100000)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.Source != source && NormaliseTitle(d.Title) == norm {
+				out = append(out, Duplicate{Reason: "title", Doc: d})
+			}
+		}
+	}
+	return out, nil
+}
+
+// String renders a document for CLI listings.
+func (d DocumentSummary) String() string {
+	name := d.Title
+	if name == "" {
+		name = d.Key
+	}
+	return fmt.Sprintf("[%s/%s] %s (%d chunks) %s", d.DocType, d.Visibility, name, d.Chunks, d.Key)
+}

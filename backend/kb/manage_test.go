@@ -1,0 +1,92 @@
+package kb
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+func paper(source, title, text string) Chunk {
+	return Chunk{Content: text, EmbedText: title + "\n" + text, Meta: Metadata{DocType: DocPaper, Visibility: Public, Source: source, Title: title}}
+}
+
+func TestListCountsSchemaAndDuplicates(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	n1 := note("local", "job note", Public, nil)
+	n1.Meta.FilePath, n1.Meta.Category, n1.Meta.Status = "jobs/acme.md", "job_application", "rejected"
+	n1.Meta.Extra = map[string]string{"x_stauts": "typo"}
+	n2 := note("local", "diary", Private, nil)
+	n2.Meta.FilePath = "private/diary.md"
+	s.Commit([]Chunk{n1, n2, paper("https://arxiv.org/abs/1", "Attention Is All You Need", "a"), paper("https://arxiv.org/abs/1", "Attention Is All You Need", "b")}, "")
+
+	docs, err := s.List(ctx, Filter{}, 0)
+	if err != nil || len(docs) != 3 {
+		t.Fatalf("notes share source=local and must key on file_path: %v %+v", err, docs)
+	}
+	c, err := s.Count(ctx)
+	if err != nil || c.Chunks != 4 || c.Documents != 3 || c.Private != 1 || c.ByType[DocPaper] != 2 || c.Records["job_application"] != 1 || c.Statuses["rejected"] != 1 {
+		t.Fatalf("counts = %+v %v", c, err)
+	}
+	keys, _ := s.KeyCounts(ctx)
+	if keys["x_stauts"] != 1 || keys["category"] != 1 {
+		t.Fatalf("schema keys = %v", keys)
+	}
+	vals, _ := s.ValueCounts(ctx, "status")
+	if vals["rejected"] != 1 {
+		t.Fatalf("values = %v", vals)
+	}
+	if _, err := s.ValueCounts(ctx, "content; DROP TABLE chunks"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	dups, _ := s.FindDuplicates(ctx, "https://other", "attention is all you need!")
+	if len(dups) != 1 || dups[0].Reason != "title" {
+		t.Fatalf("normalised title duplicate: %+v", dups)
+	}
+	dups, _ = s.FindDuplicates(ctx, "https://arxiv.org/abs/1", "")
+	if len(dups) != 1 || dups[0].Reason != "source" {
+		t.Fatalf("source duplicate: %+v", dups)
+	}
+}
+
+func TestUpdateAndDeleteAreMetadataOnly(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	n := note("local", "body text", Public, []float32{1, 0, 0})
+	n.Meta.FilePath = "notes/a.md"
+	s.Commit([]Chunk{n, paper("doi:1", "Old title", "p")}, "")
+	g0, _ := s.Generation(ctx)
+	if k, err := s.UpdateFields(ctx, Filter{FilePath: "notes/a.md"}, map[string]any{"visibility": Private}); err != nil || k != 1 {
+		t.Fatalf("%d %v", k, err)
+	}
+	if g, _ := s.Generation(ctx); g != g0+1 {
+		t.Fatal("metadata updates must bump the generation")
+	}
+	hits, _ := s.BM25(ctx, "body", Filter{Visibility: []string{Private}}, 5)
+	if len(hits) != 1 || hits[0].Chunk.Content != "body text" {
+		t.Fatal("content must survive a metadata update")
+	}
+	// Papers stay public whatever is asked.
+	if k, _ := s.UpdateFields(ctx, Filter{Source: "doi:1"}, map[string]any{"visibility": Private}); k != 0 {
+		t.Fatal("a paper was made private")
+	}
+	if _, err := s.UpdateFields(ctx, Filter{}, map[string]any{"title": "x"}); !errs.Is(err, errs.Invalid) {
+		t.Fatal("an unfiltered update must be refused")
+	}
+	if _, err := s.UpdateFields(ctx, Filter{Source: "doi:1"}, map[string]any{"content": "x"}); !errs.Is(err, errs.Invalid) {
+		t.Fatal("content is not a metadata field")
+	}
+	if k, err := s.SetPaperMeta(ctx, "doi:1", "New title", "A. Author", ""); err != nil || k != 1 {
+		t.Fatalf("%d %v", k, err)
+	}
+	if _, err := s.SetPaperMeta(ctx, "doi:404", "x", "", ""); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("missing paper: %v", err)
+	}
+	if k, err := s.DeleteBy(ctx, "source", "doi:1"); err != nil || k != 1 {
+		t.Fatalf("%d %v", k, err)
+	}
+	if _, err := s.DeleteBy(ctx, "source", ""); !errs.Is(err, errs.Invalid) {
+		t.Fatal("empty value delete must be refused")
+	}
+}
