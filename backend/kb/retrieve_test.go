@@ -1,0 +1,122 @@
+package kb
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// wordEmbedder is a test-only bag-of-words embedder over a fixed vocabulary.
+// It exercises the pipeline's plumbing (pool, fusion, privacy, rerank order),
+// which is pure logic; retrieval quality is measured with the real models.
+type wordEmbedder struct{ vocab []string }
+
+func (w wordEmbedder) Info() ModelInfo { return ModelInfo{ID: "test/bow", Dims: len(w.vocab)} }
+func (w wordEmbedder) Backend() string { return "test" }
+func (w wordEmbedder) vec(text string) []float32 {
+	v := make([]float32, len(w.vocab))
+	for i, word := range w.vocab {
+		if strings.Contains(strings.ToLower(text), word) {
+			v[i] = 1
+		}
+	}
+	return v
+}
+func (w wordEmbedder) EmbedQuery(_ context.Context, q string) ([]float32, error) {
+	return w.vec(q), nil
+}
+func (w wordEmbedder) EmbedDocuments(_ context.Context, ts []string) ([][]float32, error) {
+	out := make([][]float32, len(ts))
+	for i, t := range ts {
+		out[i] = w.vec(t)
+	}
+	return out, nil
+}
+
+// lengthReranker prefers shorter passages, so its effect on order is visible.
+type lengthReranker struct{}
+
+func (lengthReranker) Rerank(_ context.Context, _ string, ps []string) ([]float64, error) {
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = -float64(len(p))
+	}
+	return out, nil
+}
+
+func searcher(t *testing.T, chunks []Chunk, rerank Reranker) *Searcher {
+	emb := wordEmbedder{vocab: []string{"protein", "folding", "budget", "grant", "diary"}}
+	s, err := Open(t.TempDir(), emb.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for i := range chunks {
+		chunks[i].Vector = emb.vec(chunks[i].EmbedText)
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	return &Searcher{Store: s, Index: NewDenseIndex(), Embed: emb, Rerank: rerank, Opts: SearchOptions{Hybrid: true, RerankTopN: 25}}
+}
+
+func TestHybridFindsExactTokenDenseMisses(t *testing.T) {
+	sr := searcher(t, []Chunk{
+		note("a", "protein folding with AlphaFold2", Public, nil),
+		note("b", "protein folding review", Public, nil),
+	}, nil)
+	ctx := context.Background()
+	// "AlphaFold2" is outside the embedder's vocabulary: dense alone ties the
+	// two, BM25 breaks the tie on the exact token.
+	hits, err := sr.Search(ctx, "AlphaFold2 protein folding", 2, Filter{})
+	if err != nil || hits[0].Chunk.Meta.Source != "a" {
+		t.Fatalf("hybrid: %v %+v", err, hits)
+	}
+	sr.Opts.Hybrid = false
+	dense, _ := sr.Search(ctx, "AlphaFold2 protein folding", 2, Filter{})
+	if len(dense) != 2 {
+		t.Fatalf("dense-only: %+v", dense)
+	}
+}
+
+func TestRerankReordersCandidates(t *testing.T) {
+	sr := searcher(t, []Chunk{
+		note("long", "grant budget grant budget with a very long justification paragraph", Public, nil),
+		note("short", "grant budget", Public, nil),
+	}, lengthReranker{})
+	hits, _ := sr.Search(context.Background(), "grant budget", 2, Filter{})
+	if hits[0].Chunk.Meta.Source != "short" {
+		t.Fatalf("rerank order: %+v", hits)
+	}
+}
+
+func TestPrivacyCheck(t *testing.T) {
+	sr := searcher(t, []Chunk{
+		note("notes/grant.md", "grant budget plan", Public, nil),
+		note("private/diary.md", "diary about the grant", Private, nil),
+		note("private/diary2.md", "diary only", Private, nil),
+	}, nil)
+	ctx := context.Background()
+	res, err := sr.SearchWithPrivacyCheck(ctx, "grant", 5, Filter{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Chunk.Meta.Visibility == Private {
+			t.Fatal("private chunk returned to a cloud provider")
+		}
+	}
+	if res.Withheld == 0 {
+		t.Fatal("mixed results must report withheld private hits")
+	}
+	_, err = sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{DocTypes: []string{DocNote}, Visibility: nil, Tags: nil, Fields: nil, Source: "private/diary2.md"}, true)
+	if !errs.Is(err, errs.Privacy) {
+		t.Fatalf("only-private match under cloud must be a privacy error: %v", err)
+	}
+	local, err := sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{}, false)
+	if err != nil || len(local.Hits) < 2 || local.Withheld != 0 {
+		t.Fatalf("local provider sees private notes: %v %+v", err, local)
+	}
+}
