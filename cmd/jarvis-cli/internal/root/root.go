@@ -9,6 +9,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/pending"
 )
@@ -47,7 +48,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 		c.GroupID = group
 		cmd.AddCommand(c)
 	}
-	add("kb", pending.New("kb", "Add, list, search and manage knowledge-base documents", "issue 3 (knowledge base core)"))
+	add("kb", kbcmd.New(d.IO, d.LoadConfig))
 	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
 	add("agent", pending.New("ask", "Ask the agent a question from the terminal", "issue 6 (chat agent)"))
 	add("agent", pending.New("sync", "Run the sync scheduler in the foreground, or show its status", "issue 9 (sync scheduler)"))

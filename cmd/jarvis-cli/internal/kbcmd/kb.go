@@ -1,0 +1,238 @@
+// Package kbcmd implements `jarvis-cli kb`: inspection and management of the
+// knowledge base. Commands that embed text (add, search, reindex) need the
+// local embedding model and say so when it is missing.
+package kbcmd
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// RemoveNotice is the invariant shown before any removal.
+const RemoveNotice = "Database entry only — files on disk are never touched by jarvis"
+
+// openStore opens the store for the configured embedding model.
+func openStore(cfg *config.Config) (*kb.Store, error) {
+	manifest, err := models.Load()
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Find(cfg.RAG.EmbedModel)
+	if err != nil {
+		return nil, err
+	}
+	return kb.Open(cfg.RAG.Dir, kb.ModelInfo{ID: m.ID, Dims: m.Dims})
+}
+
+// New builds the kb command group.
+func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
+	cmd := &cobra.Command{Use: "kb", Short: "Inspect and manage the knowledge base"}
+	withStore := func(fn func(ctx context.Context, s *kb.Store, args []string) error) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, args []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			s, err := openStore(cfg)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return fn(c.Context(), s, args)
+		}
+	}
+
+	var f kb.Filter
+	var docType string
+	var limit int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List documents (one line per document, with chunk counts)",
+		Args:  cobra.NoArgs,
+		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
+			if docType != "" {
+				f.DocTypes = strings.Split(docType, ",")
+			}
+			docs, err := s.List(ctx, f, limit)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				fmt.Fprintln(io.Out, d.String())
+			}
+			fmt.Fprintf(io.Err, "%d documents\n", len(docs))
+			return nil
+		}),
+	}
+	list.Flags().StringVar(&docType, "type", "", "doc types, comma-separated (paper,note,chat,digest)")
+	list.Flags().StringVar(&f.Category, "category", "", "record type")
+	list.Flags().StringVar(&f.Status, "status", "", "record status")
+	list.Flags().StringVar(&f.Entity, "entity", "", "record entity")
+	list.Flags().IntVar(&limit, "limit", 200, "maximum documents")
+	cmd.AddCommand(list)
+
+	cmd.AddCommand(&cobra.Command{
+		Use:   "stats",
+		Short: "Counts by type, visibility, record type and status",
+		Args:  cobra.NoArgs,
+		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
+			c, err := s.Count(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "chunks: %d\ndocuments: %d\nprivate chunks: %d\n", c.Chunks, c.Documents, c.Private)
+			printCounts(io, "by type", c.ByType)
+			printCounts(io, "record types", c.Records)
+			printCounts(io, "statuses", c.Statuses)
+			if c.Legacy > 0 {
+				fmt.Fprintf(io.Out, "WARNING: %d private paper/digest chunks predate the papers-are-public rule\n", c.Legacy)
+			}
+			return nil
+		}),
+	})
+
+	cmd.AddCommand(&cobra.Command{
+		Use:   "schema [KEY]",
+		Short: "List metadata keys with chunk counts, or the values of one key",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
+			var counts map[string]int
+			var err error
+			if len(args) == 1 {
+				counts, err = s.ValueCounts(ctx, args[0])
+			} else {
+				counts, err = s.KeyCounts(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			printCounts(io, "", counts)
+			return nil
+		}),
+	})
+
+	var yes bool
+	remove := &cobra.Command{
+		Use:     "remove KEY VALUE",
+		Short:   "Remove every chunk whose metadata KEY equals VALUE (database only)",
+		Example: "  jarvis-cli kb remove source https://arxiv.org/abs/2401.01234",
+		Args:    cobra.ExactArgs(2),
+		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
+			f, err := filterFor(args[0], args[1])
+			if err != nil {
+				return err
+			}
+			docs, err := s.List(ctx, f, 50)
+			if err != nil {
+				return err
+			}
+			if len(docs) == 0 {
+				return errs.New(errs.NotFound, "kb remove", "nothing matches %s = %s", args[0], args[1])
+			}
+			for _, d := range docs {
+				fmt.Fprintf(io.Out, "%s: %s\n", RemoveNotice, d.Key)
+			}
+			if !yes {
+				fmt.Fprint(io.Out, "Remove these entries? [y/N] ")
+				answer, _ := bufio.NewReader(io.In).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+					return errs.New(errs.Cancelled, "kb remove", "nothing removed")
+				}
+			}
+			n, err := s.DeleteBy(ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "removed %d chunks\n", n)
+			return nil
+		}),
+	}
+	remove.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.AddCommand(remove)
+
+	var title, authors, doi string
+	setMeta := &cobra.Command{
+		Use:   "set-meta SOURCE",
+		Short: "Correct a paper's title, authors or DOI (no re-embedding)",
+		Args:  cobra.ExactArgs(1),
+		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
+			if title == "" && authors == "" && doi == "" {
+				return errs.New(errs.Invalid, "kb set-meta", "give at least one of --title, --authors, --doi")
+			}
+			n, err := s.SetPaperMeta(ctx, args[0], title, authors, doi)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Out, "updated %d chunks of %s\n", n, args[0])
+			return nil
+		}),
+	}
+	setMeta.Flags().StringVar(&title, "title", "", "new title")
+	setMeta.Flags().StringVar(&authors, "authors", "", "new authors")
+	setMeta.Flags().StringVar(&doi, "doi", "", "new DOI")
+	cmd.AddCommand(setMeta)
+
+	for _, name := range []string{"add", "search", "reindex"} {
+		cmd.AddCommand(&cobra.Command{
+			Use:                name,
+			Short:              strings.ToUpper(name[:1]) + name[1:] + " (needs the local embedding model; not available in this build yet)",
+			DisableFlagParsing: true,
+			RunE: func(c *cobra.Command, _ []string) error {
+				return errs.WithHint(errs.New(errs.Internal, "kb "+c.Name(), "embedding is not available in this build yet"),
+					"the ONNX embedding backend lands with issue 3 once its models can be installed")
+			},
+		})
+	}
+	return cmd
+}
+
+// filterFor builds the filter that previews a DeleteBy(key, value); removal
+// is offered only for keys that can be previewed exactly.
+func filterFor(key, value string) (kb.Filter, error) {
+	switch key {
+	case "source":
+		return kb.Filter{Source: value}, nil
+	case "file_path":
+		return kb.Filter{FilePath: value}, nil
+	case "doc_type":
+		return kb.Filter{DocTypes: []string{value}}, nil
+	case "category":
+		return kb.Filter{Category: value}, nil
+	case "status":
+		return kb.Filter{Status: value}, nil
+	case "entity":
+		return kb.Filter{Entity: value}, nil
+	}
+	if strings.HasPrefix(key, "x_") {
+		return kb.Filter{Fields: map[string]string{key: value}}, nil
+	}
+	return kb.Filter{}, errs.New(errs.Invalid, "kb remove", "remove by source, file_path, doc_type, category, status, entity or an x_<key>, not %q", key)
+}
+
+func printCounts(io *iostreams.IO, title string, m map[string]int) {
+	if len(m) == 0 {
+		return
+	}
+	if title != "" {
+		fmt.Fprintf(io.Out, "%s:\n", title)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(io.Out, "  %-24s %d\n", k, m[k])
+	}
+}

@@ -1,0 +1,100 @@
+package kbcmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+func seed(t *testing.T) *config.Config {
+	t.Helper()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := kb.Chunk{Content: "applied", EmbedText: "applied", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "local", FilePath: "jobs/acme.md", Category: "job_application", Status: "rejected"}}
+	p := kb.Chunk{Content: "abstract", EmbedText: "abstract", Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: "https://arxiv.org/abs/1", Title: "Old"}}
+	if err := s.Commit([]kb.Chunk{n, p}, ""); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func run(t *testing.T, cfg *config.Config, stdin string, args ...string) (string, error) {
+	io, in, out, _ := iostreams.Test()
+	in.WriteString(stdin)
+	cmd := New(io, func() (*config.Config, error) { return cfg, nil })
+	cmd.SetArgs(args)
+	cmd.SetIn(io.In)
+	cmd.SetOut(io.Out)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestKBListStatsSchema(t *testing.T) {
+	cfg := seed(t)
+	out, err := run(t, cfg, "", "list")
+	if err != nil || !strings.Contains(out, "jobs/acme.md") || !strings.Contains(out, "[paper/public] Old") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "list", "--type", "paper")
+	if strings.Contains(out, "acme") {
+		t.Fatalf("type filter:\n%s", out)
+	}
+	out, err = run(t, cfg, "", "stats")
+	if err != nil || !strings.Contains(out, "documents: 2") || !strings.Contains(out, "job_application") {
+		t.Fatalf("stats: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "schema", "status")
+	if !strings.Contains(out, "rejected") {
+		t.Fatalf("schema status:\n%s", out)
+	}
+}
+
+func TestKBRemoveAsksAndShowsInvariant(t *testing.T) {
+	cfg := seed(t)
+	out, err := run(t, cfg, "n\n", "remove", "source", "https://arxiv.org/abs/1")
+	if !errs.Is(err, errs.Cancelled) || !strings.Contains(out, RemoveNotice) {
+		t.Fatalf("declined remove: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "list")
+	if !strings.Contains(out, "arxiv") {
+		t.Fatal("declining must keep the entry")
+	}
+	if out, err = run(t, cfg, "y\n", "remove", "source", "https://arxiv.org/abs/1"); err != nil || !strings.Contains(out, "removed 1 chunks") {
+		t.Fatalf("remove: %v\n%s", err, out)
+	}
+	if _, err := run(t, cfg, "", "remove", "source", "nope", "--yes"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+	if _, err := run(t, cfg, "", "remove", "title", "x", "--yes"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("unsupported key: %v", err)
+	}
+}
+
+func TestKBSetMetaAndPendingCommands(t *testing.T) {
+	cfg := seed(t)
+	if out, err := run(t, cfg, "", "set-meta", "https://arxiv.org/abs/1", "--title", "New Title"); err != nil || !strings.Contains(out, "updated 1") {
+		t.Fatalf("set-meta: %v %s", err, out)
+	}
+	out, _ := run(t, cfg, "", "list")
+	if !strings.Contains(out, "New Title") {
+		t.Fatalf("title not updated:\n%s", out)
+	}
+	if _, err := run(t, cfg, "", "set-meta", "https://arxiv.org/abs/1"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("no fields: %v", err)
+	}
+	if _, err := run(t, cfg, "", "search", "x"); err == nil || errs.HintOf(err) == "" {
+		t.Fatalf("search without an embedder must fail with a hint: %v", err)
+	}
+}
