@@ -1,0 +1,174 @@
+package digest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// DefaultBiorxivURL is the bioRxiv API root.
+const DefaultBiorxivURL = "https://api.biorxiv.org"
+
+// biorxivPage is the number of records the details API returns per cursor step.
+const biorxivPage = 30
+
+// Biorxiv is a client for the bioRxiv details API:
+// /details/biorxiv/{start}/{end}/{cursor}/json[?category=...].
+type Biorxiv struct {
+	BaseURL string
+	HTTP    *http.Client
+	Retry   Retry
+	Now     func() time.Time
+}
+
+// NewBiorxiv returns a client with default retries.
+func NewBiorxiv() *Biorxiv {
+	return &Biorxiv{BaseURL: DefaultBiorxivURL, HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
+}
+
+type biorxivResponse struct {
+	Messages []struct {
+		Status string `json:"status"`
+		Total  any    `json:"total"` // the API sends a number or a string
+	} `json:"messages"`
+	Collection []struct {
+		DOI      string `json:"doi"`
+		Title    string `json:"title"`
+		Authors  string `json:"authors"`
+		Date     string `json:"date"`
+		Category string `json:"category"`
+		Abstract string `json:"abstract"`
+	} `json:"collection"`
+}
+
+func (b *Biorxiv) window(days int) (string, string) {
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	end := now().UTC()
+	return end.AddDate(0, 0, -days).Format("2006-01-02"), end.Format("2006-01-02")
+}
+
+// walk pages through a window, calling keep for each record until it has
+// collected max papers or the window is exhausted.
+func (b *Biorxiv) walk(ctx context.Context, days int, category string, max int, keep func(Paper) (Paper, bool)) ([]Paper, error) {
+	start, end := b.window(days)
+	var out []Paper
+	err := b.Retry.Do(ctx, func() error {
+		out = out[:0]
+		seen := map[string]bool{}
+		for cursor := 0; len(out) < max; cursor += biorxivPage {
+			u := fmt.Sprintf("%s/details/biorxiv/%s/%s/%d/json", strings.TrimRight(b.BaseURL, "/"), start, end, cursor)
+			if category != "" {
+				u += "?category=" + url.QueryEscape(category)
+			}
+			page, err := b.get(ctx, u)
+			if err != nil {
+				return err
+			}
+			if len(page.Collection) == 0 {
+				if cursor == 0 {
+					return errs.New(errs.Fetch, "biorxiv", "empty first page for %s..%s", start, end)
+				}
+				break
+			}
+			for _, r := range page.Collection {
+				if r.DOI == "" || seen[r.DOI] {
+					continue
+				}
+				p := Paper{ID: r.DOI, DOI: r.DOI, Title: clean(r.Title), Abstract: clean(r.Abstract), Link: "https://doi.org/" + r.DOI, Source: r.Category}
+				for _, a := range strings.Split(r.Authors, ";") {
+					if a = clean(a); a != "" {
+						p.Authors = append(p.Authors, a)
+					}
+				}
+				if t, err := time.Parse("2006-01-02", r.Date); err == nil {
+					p.Published = t
+				}
+				if p, ok := keep(p); ok {
+					seen[r.DOI] = true
+					out = append(out, p)
+					if len(out) >= max {
+						break
+					}
+				}
+			}
+			if total, ok := totalOf(page); ok && cursor+biorxivPage >= total {
+				break
+			}
+			if len(page.Collection) < biorxivPage {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func totalOf(r biorxivResponse) (int, bool) {
+	if len(r.Messages) == 0 {
+		return 0, false
+	}
+	switch t := r.Messages[0].Total.(type) {
+	case float64:
+		return int(t), true
+	case string:
+		n, err := strconv.Atoi(t)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func (b *Biorxiv) get(ctx context.Context, u string) (biorxivResponse, error) {
+	const op = "biorxiv.get"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return biorxivResponse{}, errs.Wrap(errs.Internal, op, err)
+	}
+	resp, err := b.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return biorxivResponse{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
+		}
+		return biorxivResponse{}, errs.Wrap(errs.Fetch, op, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return biorxivResponse{}, errs.New(errs.Fetch, op, "bioRxiv answered %s", resp.Status)
+	}
+	var r biorxivResponse
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return biorxivResponse{}, errs.Wrapf(errs.Fetch, op, err, "unreadable bioRxiv response")
+	}
+	return r, nil
+}
+
+// FetchCategory returns up to max recent preprints of one server-side
+// category.
+func (b *Biorxiv) FetchCategory(ctx context.Context, category string, max, days int) ([]Paper, error) {
+	return b.walk(ctx, days, category, max, func(p Paper) (Paper, bool) { return p, true })
+}
+
+// FetchKeywords walks one uncategorised window and keeps preprints whose
+// title or abstract contains any keyword (case-insensitive), tagged
+// "bioRxiv:<keyword>" by the first keyword that matched; DOI-deduplicated.
+func (b *Biorxiv) FetchKeywords(ctx context.Context, keywords []string, max, days int) ([]Paper, error) {
+	return b.walk(ctx, days, "", max, func(p Paper) (Paper, bool) {
+		text := strings.ToLower(p.Title + " " + p.Abstract)
+		for _, k := range keywords {
+			if strings.Contains(text, strings.ToLower(k)) {
+				p.Source = "bioRxiv:" + k
+				return p, true
+			}
+		}
+		return p, false
+	})
+}

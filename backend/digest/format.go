@@ -1,0 +1,71 @@
+package digest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tier names, by score.
+const (
+	TierMustRead = "Must-Read"     // >= 9
+	TierWorth    = "Worth Reading" // 8 to < 9
+	TierSkim     = "Skim"          // below 8
+)
+
+// TierOf places a score.
+func TierOf(score int) string {
+	switch {
+	case score >= 9:
+		return TierMustRead
+	case score >= 8:
+		return TierWorth
+	default:
+		return TierSkim
+	}
+}
+
+// Format renders the digest as Markdown, one section per non-empty tier.
+func Format(date time.Time, generated time.Time, scored []Scored, model string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Paper Digest — %s\n\n", date.Format("2006-01-02"))
+	fmt.Fprintf(&b, "Generated %s · %d papers · scored by %s\n", generated.Format("2006-01-02 15:04"), len(scored), model)
+	for _, tier := range []string{TierMustRead, TierWorth, TierSkim} {
+		var in []Scored
+		for _, s := range scored {
+			if TierOf(s.Score) == tier {
+				in = append(in, s)
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s\n", tier)
+		for _, s := range in {
+			p := s.Paper
+			fmt.Fprintf(&b, "\n### [%s](%s)\n\n", p.Title, p.Link)
+			fmt.Fprintf(&b, "**Score:** %d/10", s.Score)
+			if s.Track != "" {
+				fmt.Fprintf(&b, " · **Track:** %s", s.Track)
+			}
+			fmt.Fprintf(&b, " · **Source:** %s\n\n", p.Source)
+			if len(p.Authors) > 0 {
+				fmt.Fprintf(&b, "*%s*\n\n", authorLine(p.Authors))
+			}
+			if s.Summary != "" {
+				fmt.Fprintf(&b, "%s\n\n", s.Summary)
+			}
+			if s.Reason != "" {
+				fmt.Fprintf(&b, "**Why:** %s\n", s.Reason)
+			}
+		}
+	}
+	return b.String()
+}
+
+func authorLine(a []string) string {
+	if len(a) > 6 {
+		return strings.Join(a[:6], ", ") + " et al."
+	}
+	return strings.Join(a, ", ")
+}

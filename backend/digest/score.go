@@ -1,0 +1,132 @@
+package digest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Completer is the one LLM call scoring needs (llm.Provider satisfies it
+// through a small adapter in the pipeline's wiring).
+type Completer interface {
+	CompleteText(ctx context.Context, prompt string, maxTokens, contextLength int) (string, error)
+}
+
+// Scored is one paper with the model's verdict.
+type Scored struct {
+	Paper   Paper  `json:"paper"`
+	Score   int    `json:"score"`
+	Track   string `json:"track"`
+	Reason  string `json:"reason"`
+	Summary string `json:"summary"`
+}
+
+type verdict struct {
+	ID      any    `json:"id"`
+	Score   any    `json:"score"`
+	Reason  string `json:"reason"`
+	Track   string `json:"track"`
+	Summary string `json:"summary"`
+}
+
+// BuildScoringPrompt appends the papers, numbered, to the user's scoring
+// prompt, as retrieved data.
+func BuildScoringPrompt(instructions string, papers []Paper) string {
+	var b strings.Builder
+	b.WriteString(instructions)
+	b.WriteString("\n\nBEGIN RETRIEVED DATA\n")
+	for i, p := range papers {
+		fmt.Fprintf(&b, "\n[id %d] %s\nAuthors: %s\nSource: %s\nAbstract: %s\n", i, p.Title, strings.Join(p.Authors, ", "), p.Source, p.Abstract)
+	}
+	b.WriteString("\nEND RETRIEVED DATA\n")
+	return b.String()
+}
+
+// ParseScores reads the model's JSON list, tolerating prose or code fences
+// around it. Unknown ids and out-of-range scores are dropped.
+func ParseScores(reply string, papers []Paper) ([]Scored, error) {
+	start, end := strings.Index(reply, "["), strings.LastIndex(reply, "]")
+	if start < 0 || end <= start {
+		return nil, errs.New(errs.LLM, "digest.score", "the reply holds no JSON list")
+	}
+	var vs []verdict
+	if err := json.Unmarshal([]byte(reply[start:end+1]), &vs); err != nil {
+		return nil, errs.Wrapf(errs.LLM, "digest.score", err, "the reply's JSON does not parse")
+	}
+	seen := map[int]bool{}
+	var out []Scored
+	for _, v := range vs {
+		id, ok1 := asInt(v.ID)
+		score, ok2 := asInt(v.Score)
+		if !ok1 || !ok2 || id < 0 || id >= len(papers) || score < 0 || score > 10 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, Scored{Paper: papers[id], Score: score, Track: strings.TrimSpace(v.Track), Reason: strings.TrimSpace(v.Reason), Summary: strings.TrimSpace(v.Summary)})
+	}
+	if len(out) == 0 && len(papers) > 0 {
+		return nil, errs.New(errs.LLM, "digest.score", "the reply scored none of the papers")
+	}
+	return out, nil
+}
+
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case float64:
+		return int(x), x == float64(int(x))
+	case string:
+		var n int
+		_, err := fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(x, "id ")), "%d", &n)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// Score sends every abstract in one prompt and returns the top max papers by
+// score. A reply that does not parse is retried (attempts times in all).
+func Score(ctx context.Context, llm Completer, instructions string, papers []Paper, max, attempts int) ([]Scored, error) {
+	if len(papers) == 0 {
+		return nil, nil
+	}
+	prompt := BuildScoringPrompt(instructions, papers)
+	// Roughly four characters a token, plus room for the answer.
+	contextLength := len(prompt)/3 + 4096
+	var lastErr error
+	for i := 0; i < max1(attempts); i++ {
+		reply, err := llm.CompleteText(ctx, prompt, 8192, contextLength)
+		if err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return nil, err
+			}
+			lastErr = err
+			continue
+		}
+		scored, err := ParseScores(reply, papers)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		sortScored(scored)
+		if len(scored) > max {
+			scored = scored[:max]
+		}
+		return scored, nil
+	}
+	return nil, errs.Wrapf(errs.LLM, "digest.Score", lastErr, "scoring failed after %d attempts", max1(attempts))
+}
+
+func max1(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+// sortScored orders by score, keeping the fetch order on ties.
+func sortScored(s []Scored) {
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Score > s[j].Score })
+}
