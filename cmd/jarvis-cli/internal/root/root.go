@@ -7,6 +7,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/version"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
@@ -52,7 +53,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
 	add("agent", pending.New("ask", "Ask the agent a question from the terminal", "issue 6 (chat agent)"))
 	add("agent", pending.New("sync", "Run the sync scheduler in the foreground, or show its status", "issue 9 (sync scheduler)"))
-	add("agent", pending.New("digest", "Run the weekly paper digest", "issue 8 (paper digest)"))
+	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))
 	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))

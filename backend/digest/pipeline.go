@@ -1,0 +1,201 @@
+package digest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+)
+
+// Indexer puts digest output into the knowledge base. The pipeline decides
+// what goes in by score; the indexer decides how (chunking, embedding).
+type Indexer interface {
+	// IndexDigest indexes the digest file itself as doc_type "digest".
+	IndexDigest(ctx context.Context, path, title, markdown string) error
+	// Known reports whether a paper is already stored (by source or title).
+	Known(ctx context.Context, p Paper) (bool, error)
+	// IndexFullText ingests a downloaded PDF as a full-text paper.
+	IndexFullText(ctx context.Context, s Scored, pdfPath string) error
+	// IndexSummaries adds summary entries built from the scoring run's own
+	// text: no further LLM call.
+	IndexSummaries(ctx context.Context, entries []Scored) error
+}
+
+// Pipeline runs one digest.
+type Pipeline struct {
+	Cfg       config.Digest
+	Arxiv     *Arxiv
+	Biorxiv   *Biorxiv
+	LLM       Completer
+	ModelName string
+	Prompt    func() (string, error) // the user's scoring prompt, read fresh
+	Index     Indexer                // nil: write the digest file only
+	Now       func() time.Time
+	Log       func(format string, args ...any)
+}
+
+// Outcome counts what a run did.
+type Outcome struct {
+	Fetched         int      `json:"fetched"`
+	Unique          int      `json:"unique"`
+	Selected        int      `json:"selected"`
+	DigestPath      string   `json:"digest_path"`
+	FullText        int      `json:"full_text"`
+	SummaryFallback int      `json:"summary_fallback"`
+	Summaries       int      `json:"summaries"`
+	Skipped         int      `json:"skipped"` // already in the knowledge base
+	Warnings        []string `json:"warnings,omitempty"`
+}
+
+func (p *Pipeline) logf(format string, args ...any) {
+	if p.Log != nil {
+		p.Log(format, args...)
+	}
+}
+
+func (p *Pipeline) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// Run fetches, scores, writes and indexes one digest.
+func (p *Pipeline) Run(ctx context.Context) (Outcome, error) {
+	var out Outcome
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		out.Warnings = append(out.Warnings, msg)
+		p.logf("warning: %s", msg)
+	}
+	var all []Paper
+	for _, c := range p.Cfg.ArxivCategories {
+		papers, err := p.Arxiv.FetchCategory(ctx, c.Name, c.Limit)
+		if err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return out, err
+			}
+			warn("arXiv %s: %v", c.Name, err)
+			continue
+		}
+		p.logf("arXiv %s: %d papers", c.Name, len(papers))
+		all = append(all, papers...)
+	}
+	if p.Biorxiv != nil {
+		for _, c := range p.Cfg.BiorxivCategories {
+			papers, err := p.Biorxiv.FetchCategory(ctx, c.Name, c.Limit, p.Cfg.BiorxivDays)
+			if err != nil {
+				if errs.Is(err, errs.Cancelled) {
+					return out, err
+				}
+				warn("bioRxiv %s: %v", c.Name, err)
+				continue
+			}
+			all = append(all, papers...)
+		}
+		for _, k := range p.Cfg.BiorxivKeywords {
+			papers, err := p.Biorxiv.FetchKeywords(ctx, []string{k.Name}, k.Limit, p.Cfg.BiorxivDays)
+			if err != nil {
+				if errs.Is(err, errs.Cancelled) {
+					return out, err
+				}
+				warn("bioRxiv keyword %s: %v", k.Name, err)
+				continue
+			}
+			all = append(all, papers...)
+		}
+	}
+	out.Fetched = len(all)
+	unique := Deduplicate(all)
+	out.Unique = len(unique)
+	if len(unique) == 0 {
+		return out, errs.New(errs.Fetch, "digest", "no papers could be fetched (%d warnings)", len(out.Warnings))
+	}
+	prompt, err := p.Prompt()
+	if err != nil {
+		return out, err
+	}
+	scored, err := Score(ctx, p.LLM, prompt, unique, p.Cfg.MaxResults, 3)
+	if err != nil {
+		return out, err
+	}
+	out.Selected = len(scored)
+
+	now := p.now()
+	md := Format(now, now, scored, p.ModelName)
+	if err := os.MkdirAll(p.Cfg.OutputDir, 0o755); err != nil {
+		return out, errs.Wrapf(errs.Internal, "digest", err, "cannot create %s", p.Cfg.OutputDir)
+	}
+	out.DigestPath = filepath.Join(p.Cfg.OutputDir, "digest-"+now.Format("2006-01-02")+".md")
+	if err := fsutil.WriteFileAtomic(out.DigestPath, []byte(md), 0o644); err != nil {
+		return out, errs.Wrap(errs.Internal, "digest", err)
+	}
+	p.logf("digest written to %s", out.DigestPath)
+	if p.Index == nil {
+		warn("knowledge-base indexing skipped: no indexer available")
+		return out, nil
+	}
+	if err := p.Index.IndexDigest(ctx, out.DigestPath, "Paper Digest — "+now.Format("2006-01-02"), md); err != nil {
+		return out, err
+	}
+	return out, p.indexTiers(ctx, scored, &out, warn)
+}
+
+// indexTiers: >= 9 full text (fallback to a summary entry), 8 to < 9 summary
+// entries, below 8 only through the digest document.
+func (p *Pipeline) indexTiers(ctx context.Context, scored []Scored, out *Outcome, warn func(string, ...any)) error {
+	var summaries []Scored
+	tmp, err := os.MkdirTemp("", "jarvis-digest-")
+	if err != nil {
+		return errs.Wrap(errs.Internal, "digest", err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, s := range scored {
+		if s.Score < 8 {
+			continue
+		}
+		known, err := p.Index.Known(ctx, s.Paper)
+		if err != nil {
+			return err
+		}
+		if known {
+			out.Skipped++
+			continue
+		}
+		if s.Score < 9 {
+			summaries = append(summaries, s)
+			out.Summaries++
+			continue
+		}
+		if err := p.fullText(ctx, s, tmp); err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return err
+			}
+			warn("%s: full text unavailable (%v); indexed as a summary", s.Paper.Title, err)
+			summaries = append(summaries, s)
+			out.SummaryFallback++
+			continue
+		}
+		out.FullText++
+	}
+	if len(summaries) > 0 {
+		return p.Index.IndexSummaries(ctx, summaries)
+	}
+	return nil
+}
+
+func (p *Pipeline) fullText(ctx context.Context, s Scored, dir string) error {
+	if s.Paper.PDFURL == "" || ParseArxivID(s.Paper.Link) == "" {
+		return errs.New(errs.Fetch, "digest", "no PDF can be derived for this source")
+	}
+	path, err := p.Arxiv.DownloadPDF(ctx, s.Paper.ID, dir)
+	if err != nil {
+		return err
+	}
+	return p.Index.IndexFullText(ctx, s, path)
+}
