@@ -116,21 +116,11 @@ func (a *Arxiv) query(ctx context.Context, params url.Values) (atomFeed, error) 
 	if err := a.wait(ctx); err != nil {
 		return atomFeed{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.BaseURL+"?"+params.Encode(), nil)
+	resp, err := get(ctx, a.HTTP, op, "arXiv", a.BaseURL+"?"+params.Encode())
 	if err != nil {
-		return atomFeed{}, errs.Wrap(errs.Internal, op, err)
-	}
-	resp, err := a.HTTP.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return atomFeed{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
-		}
-		return atomFeed{}, errs.Wrap(errs.Fetch, op, err)
+		return atomFeed{}, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return atomFeed{}, errs.New(errs.Fetch, op, "arXiv answered %s", resp.Status)
-	}
 	var feed atomFeed
 	if err := xml.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&feed); err != nil {
 		return atomFeed{}, errs.Wrapf(errs.Fetch, op, err, "unreadable Atom feed")
@@ -232,18 +222,11 @@ func (a *Arxiv) DownloadPDF(ctx context.Context, id, destDir string) (string, er
 	if err := a.wait(ctx); err != nil {
 		return "", err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(a.PDFBase, "/")+"/"+id, nil)
+	resp, err := get(ctx, a.HTTP, op, "the PDF server", strings.TrimRight(a.PDFBase, "/")+"/"+id)
 	if err != nil {
-		return "", errs.Wrap(errs.Internal, op, err)
-	}
-	resp, err := a.HTTP.Do(req)
-	if err != nil {
-		return "", errs.Wrap(errs.Fetch, op, err)
+		return "", err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", errs.New(errs.Fetch, op, "PDF for %s: %s", id, resp.Status)
-	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 200<<20))
 	if err != nil {
 		return "", errs.Wrap(errs.Fetch, op, err)
@@ -256,4 +239,26 @@ func (a *Arxiv) DownloadPDF(ctx context.Context, id, destDir string) (string, er
 		return "", errs.Wrap(errs.Internal, op, err)
 	}
 	return path, nil
+}
+
+// get performs a GET and returns the response only for 200 OK; transport
+// failures and other statuses are fetch errors (retryable), a stop is a
+// cancellation.
+func get(ctx context.Context, client *http.Client, op, service, u string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errs.Wrap(errs.Cancelled, op, ctx.Err())
+		}
+		return nil, errs.Wrap(errs.Fetch, op, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, errs.New(errs.Fetch, op, "%s answered %s for %s", service, resp.Status, u)
+	}
+	return resp, nil
 }

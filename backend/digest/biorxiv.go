@@ -129,21 +129,11 @@ func totalOf(r biorxivResponse) (int, bool) {
 
 func (b *Biorxiv) get(ctx context.Context, u string) (biorxivResponse, error) {
 	const op = "biorxiv.get"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := get(ctx, b.HTTP, op, "bioRxiv", u)
 	if err != nil {
-		return biorxivResponse{}, errs.Wrap(errs.Internal, op, err)
-	}
-	resp, err := b.HTTP.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return biorxivResponse{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
-		}
-		return biorxivResponse{}, errs.Wrap(errs.Fetch, op, err)
+		return biorxivResponse{}, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return biorxivResponse{}, errs.New(errs.Fetch, op, "bioRxiv answered %s", resp.Status)
-	}
 	var r biorxivResponse
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		return biorxivResponse{}, errs.Wrapf(errs.Fetch, op, err, "unreadable bioRxiv response")

@@ -73,41 +73,40 @@ func (p *Pipeline) Run(ctx context.Context) (Outcome, error) {
 		out.Warnings = append(out.Warnings, msg)
 		p.logf("warning: %s", msg)
 	}
+	// One source failing is a warning, not the end of the digest; a stop is.
 	var all []Paper
-	for _, c := range p.Cfg.ArxivCategories {
-		papers, err := p.Arxiv.FetchCategory(ctx, c.Name, c.Limit)
+	collect := func(label string, fetch func() ([]Paper, error)) error {
+		papers, err := fetch()
 		if err != nil {
 			if errs.Is(err, errs.Cancelled) {
-				return out, err
+				return err
 			}
-			warn("arXiv %s: %v", c.Name, err)
-			continue
+			warn("%s: %v", label, err)
+			return nil
 		}
-		p.logf("arXiv %s: %d papers", c.Name, len(papers))
+		p.logf("%s: %d papers", label, len(papers))
 		all = append(all, papers...)
+		return nil
+	}
+	for _, c := range p.Cfg.ArxivCategories {
+		if err := collect("arXiv "+c.Name, func() ([]Paper, error) { return p.Arxiv.FetchCategory(ctx, c.Name, c.Limit) }); err != nil {
+			return out, err
+		}
 	}
 	if p.Biorxiv != nil {
 		for _, c := range p.Cfg.BiorxivCategories {
-			papers, err := p.Biorxiv.FetchCategory(ctx, c.Name, c.Limit, p.Cfg.BiorxivDays)
-			if err != nil {
-				if errs.Is(err, errs.Cancelled) {
-					return out, err
-				}
-				warn("bioRxiv %s: %v", c.Name, err)
-				continue
+			if err := collect("bioRxiv "+c.Name, func() ([]Paper, error) {
+				return p.Biorxiv.FetchCategory(ctx, c.Name, c.Limit, p.Cfg.BiorxivDays)
+			}); err != nil {
+				return out, err
 			}
-			all = append(all, papers...)
 		}
 		for _, k := range p.Cfg.BiorxivKeywords {
-			papers, err := p.Biorxiv.FetchKeywords(ctx, []string{k.Name}, k.Limit, p.Cfg.BiorxivDays)
-			if err != nil {
-				if errs.Is(err, errs.Cancelled) {
-					return out, err
-				}
-				warn("bioRxiv keyword %s: %v", k.Name, err)
-				continue
+			if err := collect("bioRxiv keyword "+k.Name, func() ([]Paper, error) {
+				return p.Biorxiv.FetchKeywords(ctx, []string{k.Name}, k.Limit, p.Cfg.BiorxivDays)
+			}); err != nil {
+				return out, err
 			}
-			all = append(all, papers...)
 		}
 	}
 	out.Fetched = len(all)
