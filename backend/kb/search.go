@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"container/heap"
 	"context"
 	"math"
 	"sort"
@@ -236,33 +237,57 @@ func (d *DenseIndex) Len() int {
 	return len(d.vecs)
 }
 
-// Search ranks the pool by cosine similarity to query (exact, brute force).
+// Search ranks the pool by cosine similarity to query (exact, brute force),
+// keeping only the best k in a min-heap instead of sorting the whole pool.
 func (d *DenseIndex) Search(query []float32, pool map[int64]bool, k int) []Hit {
+	if k <= 0 {
+		return nil
+	}
 	q := normalise(append([]float32(nil), query...))
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	hits := make([]Hit, 0, len(pool))
+	h := make(hitHeap, 0, k)
 	for id := range pool {
 		v, ok := d.vecs[id]
 		if !ok || len(v) != len(q) {
 			continue
 		}
 		var dot float32
-		for i := range v {
-			dot += v[i] * q[i]
+		for i, x := range v {
+			dot += x * q[i]
 		}
-		hits = append(hits, Hit{Chunk: Chunk{ID: id}, Score: float64(dot)})
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+		hit := Hit{Chunk: Chunk{ID: id}, Score: float64(dot)}
+		if len(h) < k {
+			heap.Push(&h, hit)
+		} else if worse(h[0], hit) {
+			h[0] = hit
+			heap.Fix(&h, 0)
 		}
-		return hits[i].Chunk.ID < hits[j].Chunk.ID
-	})
-	if len(hits) > k {
-		hits = hits[:k]
 	}
-	return hits
+	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
+	return h
+}
+
+// worse orders hits by score, then by id so equal scores rank stably.
+func worse(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.Chunk.ID > b.Chunk.ID
+}
+
+// hitHeap is a min-heap: the root is the worst of the current top k.
+type hitHeap []Hit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func normalise(v []float32) []float32 {

@@ -1,0 +1,107 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// These benchmarks time the store's own machinery (FTS5 BM25 over a filtered
+// pool, the generation-synced exact vector scan). The vectors are random:
+// they measure arithmetic and I/O, not retrieval quality.
+
+var words = strings.Fields("protein folding cytometry budget grant retrieval embedding transformer cell gene sequencing network graph kernel sparse dense model data analysis method result")
+
+func synthetic(r *rand.Rand, i, dims int) Chunk {
+	var b strings.Builder
+	for j := 0; j < 120; j++ {
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	fmt.Fprintf(&b, "token%d", i)
+	v := make([]float32, dims)
+	for k := range v {
+		v[k] = r.Float32()*2 - 1
+	}
+	vis := Public
+	if i%10 == 0 {
+		vis = Private
+	}
+	return note(fmt.Sprintf("notes/n%d.md", i), b.String(), vis, v)
+}
+
+func benchStore(b *testing.B, n, dims int) *Store {
+	b.Helper()
+	s, err := Open(b.TempDir(), ModelInfo{ID: "bench", Dims: dims})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	r := rand.New(rand.NewPCG(1, 2))
+	batch := make([]Chunk, 0, 1000)
+	for i := 0; i < n; i++ {
+		batch = append(batch, synthetic(r, i, dims))
+		if len(batch) == cap(batch) {
+			if err := s.Commit(batch, ""); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := s.Commit(batch, ""); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkBM25(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			s := benchStore(b, n, 4)
+			ctx := context.Background()
+			f := Filter{Visibility: []string{Public}}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.BM25(ctx, "cytometry grant token42", f, 25); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDenseScan(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("chunks=%d/dims=384", n), func(b *testing.B) {
+			s := benchStore(b, n, 384)
+			ctx := context.Background()
+			idx := NewDenseIndex()
+			if err := idx.Sync(ctx, s); err != nil {
+				b.Fatal(err)
+			}
+			pool, _ := s.PoolIDs(ctx, Filter{Visibility: []string{Public}})
+			q := synthetic(rand.New(rand.NewPCG(3, 4)), 0, 384).Vector
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				idx.Search(q, pool, 25)
+			}
+		})
+	}
+}
+
+func BenchmarkCommit1000(b *testing.B) {
+	s := benchStore(b, 0, 384)
+	r := rand.New(rand.NewPCG(5, 6))
+	batch := make([]Chunk, 1000)
+	for i := range batch {
+		batch[i] = synthetic(r, i, 384)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Commit(batch, "notes/n0.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
