@@ -13,6 +13,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/pending"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/synccmd"
 )
 
 // Deps is what every command may need; tests substitute their own.
@@ -52,7 +53,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("kb", kbcmd.New(d.IO, d.LoadConfig))
 	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
 	add("agent", pending.New("ask", "Ask the agent a question from the terminal", "issue 6 (chat agent)"))
-	add("agent", pending.New("sync", "Run the sync scheduler in the foreground, or show its status", "issue 9 (sync scheduler)"))
+	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))

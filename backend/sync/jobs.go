@@ -1,0 +1,99 @@
+package sync
+
+import (
+	"context"
+	"os"
+	gosync "sync"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Work is what the jobs do; the binary wires the real implementations.
+type Work struct {
+	RefreshVault func(ctx context.Context) error
+	ScanInbox    func(ctx context.Context) error
+	RunDigest    func(ctx context.Context) error
+	PruneDrafts  func(ctx context.Context) error
+}
+
+// CatchupInterval is how often the digest catch-up re-checks.
+const CatchupInterval = 6 * time.Hour
+
+// BuildJobs turns configuration into the job list. Jobs that are off by
+// configuration are returned in disabled with the setting that turned them
+// off, so a missing schedule reads as a setting, not a fault. A configured
+// but missing PDF watch dir is fatal: silently creating a typo'd path would
+// watch the wrong place.
+func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[string]string, error) {
+	var jobs []Job
+	disabled := map[string]string{}
+	// or adapts a unit of work to a job body; missing work fails visibly.
+	or := func(fn func(context.Context) error, name string) func(context.Context, Recorder) error {
+		return func(ctx context.Context, _ Recorder) error {
+			if fn == nil {
+				return errs.New(errs.Internal, "sync", "%s is not available in this build yet", name)
+			}
+			return fn(ctx)
+		}
+	}
+	jobs = append(jobs, Job{ID: "vault_refresh", Schedule: Every{time.Duration(cfg.Sync.VaultRefreshMinutes) * time.Minute}, AtStart: true, Run: or(w.RefreshVault, "vault refresh")})
+	if cfg.Sync.PDFWatchDir == "" {
+		disabled["pdf_scan"] = "sync.pdf_watch_dir is not set"
+	} else {
+		if st, err := os.Stat(cfg.Sync.PDFWatchDir); err != nil || !st.IsDir() {
+			return nil, nil, errs.New(errs.Invalid, "sync", "sync.pdf_watch_dir %s does not exist or is not a folder", cfg.Sync.PDFWatchDir)
+		}
+		jobs = append(jobs, Job{ID: "pdf_scan", Schedule: Every{time.Duration(cfg.Sync.PDFWatchMinutes) * time.Minute}, AtStart: true, Run: or(w.ScanInbox, "PDF inbox scan")})
+	}
+	if !cfg.Digest.Enabled {
+		disabled["digest"] = "[digest] enabled = false"
+		disabled["digest_catchup"] = "[digest] enabled = false"
+	} else {
+		day, err := ParseWeekday(cfg.Digest.Day)
+		if err != nil {
+			return nil, nil, errs.Wrap(errs.Invalid, "sync", err)
+		}
+		weekly := Weekly{Day: day, Hour: cfg.Digest.Hour}
+		digest := guarded(or(w.RunDigest, "digest"))
+		jobs = append(jobs,
+			Job{ID: "digest", Schedule: weekly, Run: digest},
+			Job{ID: "digest_catchup", Schedule: Every{CatchupInterval}, AtStart: true, Run: func(ctx context.Context, rec Recorder) error {
+				if !DigestOverdue(weekly, rec.LastSuccess("digest"), now()) {
+					return nil
+				}
+				started := now()
+				if err := digest(ctx, rec); err != nil {
+					return err
+				}
+				// Advance the digest's own stamp, or every catch-up would
+				// find the same slot missed and run again.
+				rec.Succeeded("digest", started)
+				return nil
+			}},
+		)
+	}
+	if cfg.Drafts.RetentionDays <= 0 {
+		disabled["draft_gc"] = "drafts.retention_days = 0"
+	} else {
+		jobs = append(jobs, Job{ID: "draft_gc", Schedule: Daily{Hour: cfg.Drafts.GCHour}, Run: or(w.PruneDrafts, "draft retention")})
+	}
+	return jobs, disabled, nil
+}
+
+// ErrDigestRunning is returned when a digest is already running: the weekly
+// job and the catch-up are separate jobs and must never overlap.
+var ErrDigestRunning = errs.New(errs.Conflict, "sync.digest", "a digest run is already in progress")
+
+// guarded wraps the digest with a non-blocking lock shared by both digest jobs.
+func guarded(run func(context.Context, Recorder) error) func(context.Context, Recorder) error {
+	var mu gosync.Mutex
+	return func(ctx context.Context, rec Recorder) error {
+		if !mu.TryLock() {
+			return ErrDigestRunning
+		}
+		defer mu.Unlock()
+		return run(ctx, rec)
+	}
+}
