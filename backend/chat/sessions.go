@@ -1,0 +1,307 @@
+// Package chat is the agent: tools over the knowledge base and drafts, the
+// turn runner, and persistent sessions. This file holds the sessions.
+package chat
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// FormatVersion 2 stores the neutral transcript.
+const FormatVersion = 2
+
+// MaxTitle caps session titles.
+const MaxTitle = 120
+
+// DefaultKeep is how many unpinned sessions survive pruning.
+const DefaultKeep = 50
+
+var sessionID = regexp.MustCompile(`^[0-9a-z-]{1,64}$`)
+
+// ValidateSessionID refuses anything that could become a path trick.
+func ValidateSessionID(id string) error {
+	if !sessionID.MatchString(id) {
+		return errs.New(errs.Invalid, "chat.session", "invalid session id %q", id)
+	}
+	return nil
+}
+
+// DisplayItem is one entry of what the human sees (the transcript holds what
+// the model sees; the two cannot be rebuilt from each other).
+type DisplayItem struct {
+	Role      string     `json:"role"` // user | assistant | tool | status
+	Text      string     `json:"text"`
+	Citations []Citation `json:"citations,omitempty"`
+	At        time.Time  `json:"at"`
+}
+
+// Citation points at retrieved evidence.
+type Citation struct {
+	Source   string `json:"source"`
+	Title    string `json:"title,omitempty"`
+	Page     int    `json:"page,omitempty"`
+	ChunkID  int64  `json:"chunk_id,omitempty"`
+	FilePath string `json:"file_path,omitempty"`
+}
+
+// Session is one persisted conversation.
+type Session struct {
+	ID               string               `json:"id"`
+	Title            string               `json:"title"`
+	Created          time.Time            `json:"created"`
+	Updated          time.Time            `json:"updated"`
+	Pinned           bool                 `json:"pinned"`
+	Private          bool                 `json:"private"` // set by the first private tool result; never cleared
+	KBOnly           bool                 `json:"kb_only"`
+	Provider         string               `json:"provider"`
+	Model            string               `json:"model"`
+	FormatVersion    int                  `json:"format_version"`
+	Messages         []llm.Message        `json:"messages"`
+	Display          []DisplayItem        `json:"display"`
+	Cost             map[string]llm.Usage `json:"cost"`
+	ServedModel      string               `json:"served_model,omitempty"`
+	TurnStarts       []int                `json:"turn_starts"`
+	IndexedExchanges int                  `json:"indexed_exchanges"`
+}
+
+// ModelSpec recombines provider and model.
+func (s *Session) ModelSpec() string { return llm.Spec{Provider: s.Provider, Model: s.Model}.String() }
+
+// MarkPrivate flags the session private for good.
+func (s *Session) MarkPrivate() { s.Private = true }
+
+// CheckResume refuses to continue a private session under a cloud model:
+// once private content is in the transcript, the transcript is private.
+func (s *Session) CheckResume(spec string) error {
+	if s.Private && llm.IsCloud(spec) {
+		return errs.New(errs.Privacy, "chat.resume", "session %q holds private notes and cannot continue with the cloud model %s", s.Title, spec)
+	}
+	return nil
+}
+
+// RecordUsage adds a provider's reported cost under the model that actually
+// answered, and remembers a routed pick only while it differs from the
+// requested model.
+func (s *Session) RecordUsage(served string, u *llm.Usage) {
+	if u == nil {
+		return
+	}
+	key := s.ModelSpec()
+	if served != "" && served != s.Model {
+		key = llm.Spec{Provider: s.Provider, Model: served}.String()
+		s.ServedModel = served
+	} else {
+		s.ServedModel = ""
+	}
+	if s.Cost == nil {
+		s.Cost = map[string]llm.Usage{}
+	}
+	c := s.Cost[key]
+	c.USD += u.USD
+	c.Requests += u.Requests
+	s.Cost[key] = c
+}
+
+// Sessions stores one JSON file per session (dir 0700, files 0600, atomic).
+type Sessions struct {
+	Dir  string
+	Keep int
+	Now  func() time.Time
+	// OnDelete removes a deleted session's indexed chat chunks.
+	OnDelete func(id string) error
+}
+
+func (st *Sessions) now() time.Time {
+	if st.Now != nil {
+		return st.Now()
+	}
+	return time.Now()
+}
+
+func (st *Sessions) path(id string) (string, error) {
+	if err := ValidateSessionID(id); err != nil {
+		return "", err
+	}
+	return filepath.Join(st.Dir, id+".json"), nil
+}
+
+// New starts an unsaved session for a concrete provider:model spec.
+func (st *Sessions) New(spec llm.Spec, kbOnly bool) *Session {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand does not fail on supported platforms
+	now := st.now().UTC()
+	return &Session{
+		ID: now.Format("20060102-150405") + "-" + hex.EncodeToString(b), Title: "New chat", Created: now, Updated: now,
+		Provider: spec.Provider, Model: spec.Model, KBOnly: kbOnly, FormatVersion: FormatVersion,
+		Messages: []llm.Message{}, Display: []DisplayItem{}, Cost: map[string]llm.Usage{}, TurnStarts: []int{},
+	}
+}
+
+// Save writes the session (empty sessions are never written) and prunes.
+func (st *Sessions) Save(s *Session) error {
+	if len(s.Messages) == 0 && len(s.Display) == 0 {
+		return nil
+	}
+	p, err := st.path(s.ID)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.EnsurePrivateDir(st.Dir); err != nil {
+		return errs.Wrap(errs.Internal, "chat.Save", err)
+	}
+	s.Updated = st.now().UTC()
+	s.FormatVersion = FormatVersion
+	b, err := json.Marshal(s)
+	if err != nil {
+		return errs.Wrap(errs.Internal, "chat.Save", err)
+	}
+	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
+		return errs.Wrap(errs.Internal, "chat.Save", err)
+	}
+	return st.prune()
+}
+
+// Load reads one session.
+func (st *Sessions) Load(id string) (*Session, error) {
+	p, err := st.path(id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errs.New(errs.NotFound, "chat.Load", "no session %s", id)
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "chat.Load", err)
+	}
+	var s Session
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, errs.Wrapf(errs.Internal, "chat.Load", err, "session %s is corrupt", id)
+	}
+	if s.FormatVersion != FormatVersion {
+		return nil, errs.New(errs.Invalid, "chat.Load", "session %s has format %d; this Jarvis reads %d", id, s.FormatVersion, FormatVersion)
+	}
+	return &s, nil
+}
+
+// Summary is a sidebar entry.
+type Summary struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Updated time.Time `json:"updated"`
+	Pinned  bool      `json:"pinned"`
+	Private bool      `json:"private"`
+	Spec    string    `json:"spec"`
+}
+
+// List returns every readable session, pinned first, newest first. An
+// unreadable file is skipped (and reported by the caller's logs), never fatal.
+func (st *Sessions) List() ([]Summary, []error) {
+	entries, err := os.ReadDir(st.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{errs.Wrap(errs.Internal, "chat.List", err)}
+	}
+	var out []Summary
+	var problems []error
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || ValidateSessionID(id) != nil {
+			continue
+		}
+		s, err := st.Load(id)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		out = append(out, Summary{ID: s.ID, Title: s.Title, Updated: s.Updated, Pinned: s.Pinned, Private: s.Private, Spec: s.ModelSpec()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pinned != out[j].Pinned {
+			return out[i].Pinned
+		}
+		return out[i].Updated.After(out[j].Updated)
+	})
+	return out, problems
+}
+
+// prune keeps the Keep most recently updated unpinned sessions.
+func (st *Sessions) prune() error {
+	keep := st.Keep
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	list, _ := st.List() // unreadable files are never pruned: they are not in the list
+	n := 0
+	for _, s := range list {
+		if s.Pinned {
+			continue
+		}
+		n++
+		if n > keep {
+			if err := st.Delete(s.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Delete removes a session's file and its indexed chat chunks.
+func (st *Sessions) Delete(id string) error {
+	p, err := st.path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errs.Wrap(errs.Internal, "chat.Delete", err)
+	}
+	if st.OnDelete != nil {
+		if err := st.OnDelete(id); err != nil {
+			return errs.Wrapf(errs.RAG, "chat.Delete", err, "session file removed, but its indexed chat chunks were not")
+		}
+	}
+	return nil
+}
+
+// Rename sets a trimmed title of at most MaxTitle characters.
+func (st *Sessions) Rename(id, title string) (*Session, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return nil, errs.New(errs.Invalid, "chat.Rename", "a session title cannot be empty")
+	}
+	if utf8.RuneCountInString(title) > MaxTitle {
+		title = string([]rune(title)[:MaxTitle])
+	}
+	return st.update(id, func(s *Session) { s.Title = title })
+}
+
+// SetPinned pins or unpins a session (pinned sessions are never pruned).
+func (st *Sessions) SetPinned(id string, pinned bool) (*Session, error) {
+	return st.update(id, func(s *Session) { s.Pinned = pinned })
+}
+
+func (st *Sessions) update(id string, fn func(*Session)) (*Session, error) {
+	s, err := st.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	fn(s)
+	return s, st.Save(s)
+}
