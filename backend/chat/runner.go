@@ -1,0 +1,203 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	gosync "sync"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// Event kinds streamed to the UI or the terminal.
+const (
+	EventTool    = "tool"    // a tool ran: short summary
+	EventConfirm = "confirm" // a human decision is needed (token in Data)
+	EventStatus  = "status"  // thinking / compacting
+	EventReply   = "reply"   // the final answer
+	EventStopped = "stopped" // the user stopped the turn; nothing was kept
+	EventError   = "error"   // the turn failed; Text is safe to show
+)
+
+// Event is one step of a turn. Seq increases within a turn so a reopened
+// window can resync.
+type Event struct {
+	SessionID string `json:"session_id"`
+	Seq       int    `json:"seq"`
+	Kind      string `json:"kind"`
+	Text      string `json:"text"`
+	Data      any    `json:"data,omitempty"`
+}
+
+// Tools is the agent's tool surface for one turn.
+type Tools interface {
+	Definitions(s *Session) []llm.Tool
+	Dispatch(ctx context.Context, s *Session, call llm.Block, emit func(Event)) (llm.ToolOutcome, error)
+}
+
+// Runner executes turns: one at a time per session, any number of sessions
+// in parallel.
+type Runner struct {
+	Sessions *Sessions
+	Provider func(spec string) (llm.Provider, error)
+	Tools    Tools
+	System   func(s *Session) (string, error) // fresh each turn
+	Redact   func(string) string
+	MaxIter  int
+
+	mu    gosync.Mutex
+	turns map[string]*turn
+}
+
+type turn struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	commit  gosync.Mutex // decides reply-vs-rollback races
+	stopped bool
+	emit    func(Event)
+	id      string
+
+	sendMu gosync.Mutex // the worker and Stop both emit; seq stays ordered
+	seq    int
+}
+
+func (t *turn) send(kind, text string, data any) {
+	t.sendMu.Lock()
+	defer t.sendMu.Unlock()
+	t.seq++
+	if t.emit != nil {
+		t.emit(Event{SessionID: t.id, Seq: t.seq, Kind: kind, Text: text, Data: data})
+	}
+}
+
+func (r *Runner) redact(s string) string {
+	if r.Redact == nil {
+		return s
+	}
+	return r.Redact(s)
+}
+
+// Busy reports whether a session has a turn in flight.
+func (r *Runner) Busy(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.turns[id]
+	return ok
+}
+
+// Start begins a turn and returns at once; events arrive through emit and a
+// channel closed when the turn's work has ended.
+func (r *Runner) Start(ctx context.Context, s *Session, message string, emit func(Event)) (<-chan struct{}, error) {
+	if strings.TrimSpace(message) == "" {
+		return nil, errs.New(errs.Invalid, "chat.Start", "empty message")
+	}
+	if err := s.CheckResume(s.ModelSpec()); err != nil {
+		return nil, err
+	}
+	provider, err := r.Provider(s.ModelSpec())
+	if err != nil {
+		return nil, err
+	}
+	system, err := r.System(s)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if r.turns == nil {
+		r.turns = map[string]*turn{}
+	}
+	if _, busy := r.turns[s.ID]; busy {
+		r.mu.Unlock()
+		return nil, errs.New(errs.Conflict, "chat.Start", "this session is already answering; stop it or wait")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	t := &turn{cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID}
+	r.turns[s.ID] = t
+	r.mu.Unlock()
+
+	// The worker sees a copy; the session changes only at commit.
+	history := append(append([]llm.Message(nil), s.Messages...), llm.Text(llm.RoleUser, message))
+	go func() {
+		defer close(t.done)
+		defer cancel()
+		t.send(EventStatus, "thinking", nil)
+		res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
+			System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
+			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
+				return r.Tools.Dispatch(ctx, s, call, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+			},
+		})
+		served := ""
+		if or, ok := provider.(*llm.OpenRouter); ok {
+			served = or.ServedModel
+		}
+		r.finish(t, s, message, res, err, provider.PopUsage(), served)
+	}()
+	return t.done, nil
+}
+
+// finish commits or rolls back under the turn's commit lock.
+func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult, err error, usage *llm.Usage, served string) {
+	defer func() {
+		r.mu.Lock()
+		delete(r.turns, s.ID)
+		r.mu.Unlock()
+	}()
+	t.commit.Lock()
+	defer t.commit.Unlock()
+	if t.stopped {
+		return // Stop already rolled back and told the user
+	}
+	s.RecordUsage(served, usage) // requests made count even when the turn fails
+	now := time.Now().UTC()
+	switch {
+	case err == nil:
+		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
+		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
+		reply := r.redact(res.Reply)
+		if res.LimitHit {
+			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
+		}
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: reply, At: now})
+		if serr := r.Sessions.Save(s); serr != nil {
+			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
+		}
+		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit})
+	case errs.Is(err, errs.Privacy):
+		// The turn stops with no further LLM call; nothing of it is kept and
+		// the user gets their message back.
+		t.send(EventError, r.redact(err.Error()), map[string]any{"restore_input": message})
+	case errs.Is(err, errs.Cancelled):
+		t.send(EventStopped, "stopped", map[string]any{"restore_input": message})
+	default:
+		warning := "⚠️ " + r.redact(err.Error())
+		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
+		s.Messages = append(s.Messages, llm.Text(llm.RoleUser, message), llm.Text(llm.RoleAssistant, warning))
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: warning, At: now})
+		if serr := r.Sessions.Save(s); serr != nil {
+			t.send(EventError, "the failed turn could not be saved: "+r.redact(serr.Error()), nil)
+		}
+		t.send(EventError, warning, nil)
+	}
+}
+
+// Stop rolls a turn back at once, without waiting for the worker: the
+// worker's later result is discarded by the commit lock.
+func (r *Runner) Stop(id string) bool {
+	r.mu.Lock()
+	t, ok := r.turns[id]
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	t.commit.Lock()
+	already := t.stopped
+	t.stopped = true
+	t.commit.Unlock()
+	t.cancel()
+	if !already {
+		t.send(EventStopped, "stopped", nil)
+	}
+	return true
+}
