@@ -320,3 +320,31 @@ func (d DocumentSummary) String() string {
 	}
 	return fmt.Sprintf("[%s/%s] %s (%d chunks) %s", d.DocType, d.Visibility, name, d.Chunks, d.Key)
 }
+
+// NoteState is what the vault refresh needs to know about an indexed note.
+type NoteState struct {
+	ContentHash string
+	ModifiedAt  string
+	Visibility  string
+	MetaSchema  int
+}
+
+// NoteStates returns the indexed state of every vault note, by file_path.
+func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT file_path, MAX(content_hash), MAX(modified_at), MAX(visibility), MIN(meta_schema)
+		FROM chunks WHERE doc_type = 'note' AND file_path != '' GROUP BY file_path`)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.NoteStates", err)
+	}
+	defer rows.Close()
+	out := map[string]NoteState{}
+	for rows.Next() {
+		var path string
+		var st NoteState
+		if err := rows.Scan(&path, &st.ContentHash, &st.ModifiedAt, &st.Visibility, &st.MetaSchema); err != nil {
+			return nil, errs.Wrap(errs.RAG, "kb.NoteStates", err)
+		}
+		out[path] = st
+	}
+	return out, errs.Wrap(errs.RAG, "kb.NoteStates", rows.Err())
+}

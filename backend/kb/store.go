@@ -169,6 +169,17 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 // generation. It is deliberately not cancellable once started — the commit is
 // the point of no return — and any failure rolls everything back.
 func (s *Store) Commit(chunks []Chunk, replaceSource string) error {
+	var replace *Filter
+	if replaceSource != "" {
+		replace = &Filter{Source: replaceSource}
+	}
+	return s.CommitReplacing(chunks, replace)
+}
+
+// CommitReplacing is Commit with the replaced set given as a filter (vault
+// notes share source "local" and are replaced by file_path). An empty filter
+// is refused: it would replace everything.
+func (s *Store) CommitReplacing(chunks []Chunk, replace *Filter) error {
 	const op = "kb.Commit"
 	ctx := context.Background()
 	for i, c := range chunks {
@@ -181,8 +192,15 @@ func (s *Store) Commit(chunks []Chunk, replaceSource string) error {
 		return errs.Wrap(errs.RAG, op, err)
 	}
 	defer tx.Rollback() // no-op after Commit
-	if replaceSource != "" {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE source = ?`, replaceSource); err != nil {
+	if replace != nil {
+		where, args, err := replace.where()
+		if err != nil {
+			return err
+		}
+		if where == "1=1" {
+			return errs.New(errs.Invalid, op, "refusing to replace with an empty filter")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks AS c WHERE `+where, args...); err != nil {
 			return errs.Wrap(errs.RAG, op, err)
 		}
 	}

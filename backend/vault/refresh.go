@@ -1,0 +1,210 @@
+package vault
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// Refresher syncs a vault into the knowledge base.
+type Refresher struct {
+	Root         string
+	PrivateDirs  []string
+	Store        *kb.Store
+	Embed        kb.Embedder
+	ChunkSize    int
+	ChunkOverlap int
+}
+
+// Result counts what a refresh did.
+type Result struct {
+	Added, Updated, Deleted int
+	Reclassified            int // visibility changed, metadata only
+	Migrated                int // meta_schema stamped, metadata only
+	Warnings                []string
+}
+
+// Refresh adds new notes, re-indexes changed ones (by content hash; files
+// whose mtime did not move are skipped without being read), removes notes
+// that no longer exist, and re-derives visibility for unchanged notes so a
+// change to private_dirs reclassifies them without re-embedding. Each file is
+// its own atomic commit, so a stop leaves whole files indexed, never half.
+func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
+	var res Result
+	if st, err := os.Stat(r.Root); err != nil || !st.IsDir() {
+		return res, errs.New(errs.NotFound, "vault.Refresh", "vault %s does not exist (set vault.path or VAULT_PATH)", r.Root)
+	}
+	states, err := r.Store.NoteStates(ctx)
+	if err != nil {
+		return res, err
+	}
+	files, err := r.list()
+	if err != nil {
+		return res, err
+	}
+	seen := map[string]bool{}
+	for _, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return res, errs.Wrap(errs.Cancelled, "vault.Refresh", err)
+		}
+		seen[rel] = true
+		if err := r.one(ctx, rel, states, &res); err != nil {
+			if errs.Is(err, errs.Cancelled) || errs.Is(err, errs.RAG) {
+				return res, err
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", rel, err))
+		}
+	}
+	gone := make([]string, 0)
+	for rel := range states {
+		if !seen[rel] {
+			gone = append(gone, rel)
+		}
+	}
+	sort.Strings(gone)
+	for _, rel := range gone {
+		if err := r.Store.CommitReplacing(nil, noteFilter(rel)); err != nil {
+			return res, err
+		}
+		res.Deleted++
+	}
+	return res, nil
+}
+
+func noteFilter(rel string) *kb.Filter {
+	return &kb.Filter{FilePath: rel, DocTypes: []string{kb.DocNote}}
+}
+
+// list returns vault-relative paths of .md files, skipping hidden folders
+// (.obsidian, .trash) and following symlinked files.
+func (r *Refresher) list() ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(r.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != r.Root && strings.HasPrefix(name, ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".md") {
+			return nil
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return nil // dangling or non-file symlink
+		}
+		rel, err := filepath.Rel(r.Root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, "vault.list", err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
+	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+	info, err := os.Stat(abs)
+	if err != nil {
+		return err
+	}
+	mtime := info.ModTime().UTC().Format(time.RFC3339Nano)
+	vis := Visibility(r.Root, abs, r.PrivateDirs)
+	state, known := states[rel]
+	// Cheap path: mtime unchanged and schema current — never read the file.
+	if known && state.ModifiedAt == mtime && state.MetaSchema >= MetaSchema {
+		if state.Visibility != vis {
+			if _, err := r.Store.UpdateFields(ctx, *noteFilter(rel), map[string]any{"visibility": vis}); err != nil {
+				return err
+			}
+			res.Reclassified++
+		}
+		return nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	_, _, hasFrontmatter := SplitFrontmatter(string(data))
+	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter) {
+		// Same bytes: stamp what changed without re-embedding.
+		fields := map[string]any{"modified_at": mtime}
+		if state.Visibility != vis {
+			fields["visibility"] = vis
+			res.Reclassified++
+		}
+		if state.MetaSchema < MetaSchema {
+			fields["meta_schema"] = MetaSchema
+			res.Migrated++
+		}
+		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
+		return err
+	}
+	chunks, warnings := r.build(rel, string(data), hash, mtime, vis)
+	for _, w := range warnings {
+		res.Warnings = append(res.Warnings, rel+": "+w)
+	}
+	if len(chunks) > 0 {
+		texts := make([]string, len(chunks))
+		for i, c := range chunks {
+			texts[i] = c.EmbedText
+		}
+		vecs, err := r.Embed.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return errs.Wrap(errs.RAG, "vault.embed", err)
+		}
+		for i := range chunks {
+			chunks[i].Vector = vecs[i]
+		}
+	}
+	if err := r.Store.CommitReplacing(chunks, noteFilter(rel)); err != nil {
+		return err
+	}
+	if known {
+		res.Updated++
+	} else {
+		res.Added++
+	}
+	return nil
+}
+
+// build turns a note into chunks. Record fields go in first; Jarvis's own
+// fields are set after, so they win any collision.
+func (r *Refresher) build(rel, text, hash, mtime, vis string) ([]kb.Chunk, []string) {
+	block, body, ok := SplitFrontmatter(text)
+	var rec Record
+	var warnings []string
+	if ok {
+		rec, warnings = ParseRecord(block)
+	}
+	title := strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
+	chunks := kb.ChunkMarkdown(body, r.ChunkSize, r.ChunkOverlap, rec.Header())
+	for i := range chunks {
+		m := &chunks[i].Meta
+		rec.Apply(m)
+		m.DocType, m.Visibility, m.Source, m.FilePath = kb.DocNote, vis, "local", rel
+		m.Title, m.ContentHash, m.ModifiedAt, m.MetaSchema = title, hash, mtime, MetaSchema
+		m.StorageMode, m.ChunkIndex = "full_text", i
+	}
+	return chunks, warnings
+}

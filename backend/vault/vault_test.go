@@ -1,0 +1,160 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// bowEmbedder is a test-only bag-of-words embedder: these tests cover the
+// refresh bookkeeping, not embedding quality.
+type bowEmbedder struct{ calls int }
+
+var vocab = []string{"acme", "interview", "diary", "plan", "grant"}
+
+func (b *bowEmbedder) Info() kb.ModelInfo { return kb.ModelInfo{ID: "test/bow", Dims: len(vocab)} }
+func (b *bowEmbedder) Backend() string    { return "test" }
+func (b *bowEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	v, _ := b.EmbedDocuments(ctx, []string{q})
+	return v[0], nil
+}
+func (b *bowEmbedder) EmbedDocuments(_ context.Context, ts []string) ([][]float32, error) {
+	b.calls += len(ts)
+	out := make([][]float32, len(ts))
+	for i, t := range ts {
+		v := make([]float32, len(vocab))
+		for j, w := range vocab {
+			if strings.Contains(strings.ToLower(t), w) {
+				v[j] = 1
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func write(t *testing.T, root, rel, text string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func setup(t *testing.T) (*Refresher, *bowEmbedder, string) {
+	root := t.TempDir()
+	emb := &bowEmbedder{}
+	s, err := kb.Open(t.TempDir(), emb.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, Embed: emb, ChunkSize: 1024, ChunkOverlap: 128}, emb, root
+}
+
+func TestRefreshAddsUpdatesDeletesIncrementally(t *testing.T) {
+	r, emb, root := setup(t)
+	ctx := context.Background()
+	write(t, root, "jobs/acme.md", "---\ntype: job_application\nentity: Acme Bio\nstatus: rejected\ntags: [remote, biotech]\nvisibility: public\nsalary: 100\n---\n# Acme\nInterview notes.\n")
+	write(t, root, "private/diary.md", "---\nvisibility: public\ndoc_type: paper\n---\nDiary: grant plan.\n")
+	write(t, root, "broken.md", "---\ntitle: [unclosed\n---\nStill indexed: acme plan.\n")
+	write(t, root, ".obsidian/workspace.md", "ignored")
+	os.Symlink(filepath.Join(root, "private/diary.md"), filepath.Join(root, "jobs/link.md"))
+
+	res, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 4 || res.Updated != 0 || res.Deleted != 0 {
+		t.Fatalf("first refresh = %+v", res)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "broken.md: malformed frontmatter") {
+		t.Fatalf("warnings = %v", res.Warnings)
+	}
+	docs, _ := r.Store.List(ctx, kb.Filter{}, 0)
+	byPath := map[string]kb.DocumentSummary{}
+	for _, d := range docs {
+		byPath[d.FilePath] = d
+	}
+	if byPath["private/diary.md"].Visibility != kb.Private || byPath["private/diary.md"].DocType != kb.DocNote {
+		t.Fatal("frontmatter must not reclassify a private note")
+	}
+	if byPath["jobs/link.md"].Visibility != kb.Private {
+		t.Fatal("a symlink into private/ is classified by its resolved path")
+	}
+	if byPath["jobs/acme.md"].Category != "job_application" || byPath["jobs/acme.md"].Status != "rejected" {
+		t.Fatalf("record = %+v", byPath["jobs/acme.md"])
+	}
+	vals, _ := r.Store.ValueCounts(ctx, "x_visibility")
+	if vals["public"] != 3 { // acme, diary and the link to diary
+		t.Fatalf("colliding keys are namespaced: %v", vals)
+	}
+	hits, _ := r.Store.BM25(ctx, "rejected", kb.Filter{Tags: []string{"remote"}}, 5)
+	if len(hits) != 1 || !strings.HasPrefix(hits[0].Chunk.EmbedText, "job_application · Acme Bio · rejected") {
+		t.Fatalf("record header must ride in the embedded text: %+v", hits)
+	}
+
+	calls := emb.calls
+	res, _ = r.Refresh(ctx)
+	if res.Added+res.Updated+res.Deleted+res.Reclassified+res.Migrated != 0 || len(res.Warnings) != 0 || emb.calls != calls {
+		t.Fatalf("a no-op refresh must change and embed nothing: %+v", res)
+	}
+
+	time.Sleep(10 * time.Millisecond)
+	write(t, root, "jobs/acme.md", "# Acme\nSecond interview.\n")
+	os.Remove(filepath.Join(root, "broken.md"))
+	res, _ = r.Refresh(ctx)
+	if res.Updated != 1 || res.Deleted != 1 || res.Added != 0 {
+		t.Fatalf("update/delete = %+v", res)
+	}
+
+	// Reclassify without re-embedding when the private folders change.
+	calls = emb.calls
+	r.PrivateDirs = []string{"private", "jobs"}
+	res, _ = r.Refresh(ctx)
+	if res.Reclassified != 1 || emb.calls != calls {
+		t.Fatalf("reclassify = %+v (embed calls %d -> %d)", res, calls, emb.calls)
+	}
+	priv, _ := r.Store.List(ctx, kb.Filter{Visibility: []string{kb.Private}}, 0)
+	if len(priv) != 3 {
+		t.Fatalf("private after reclassify: %+v", priv)
+	}
+}
+
+func TestTouchedButUnchangedFileIsNotReembedded(t *testing.T) {
+	r, emb, root := setup(t)
+	ctx := context.Background()
+	write(t, root, "a.md", "plain acme note\n")
+	r.Refresh(ctx)
+	calls := emb.calls
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(root, "a.md"), later, later)
+	res, err := r.Refresh(ctx)
+	if err != nil || res.Updated != 0 || emb.calls != calls {
+		t.Fatalf("mtime-only change: %+v %v", res, err)
+	}
+}
+
+func TestMissingVaultIsAnError(t *testing.T) {
+	r, _, _ := setup(t)
+	r.Root = "/no/such/vault"
+	if _, err := r.Refresh(context.Background()); err == nil {
+		t.Fatal("missing vault must be reported")
+	}
+}
+
+func TestParseRecordMapping(t *testing.T) {
+	rec, warns := ParseRecord("category: manuscript\norg: Lab X\napplied: 2026-03-01\ntags: a, b\nnested:\n  k: v\nVenue Name: NeurIPS\n")
+	if rec.Category != "manuscript" || rec.Entity != "Lab X" || rec.EventDate != "2026-03-01" || len(rec.Tags) != 2 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if rec.Extra["x_venue_name"] != "NeurIPS" || len(warns) != 1 || !strings.Contains(warns[0], "nested") {
+		t.Fatalf("extras %v warnings %v", rec.Extra, warns)
+	}
+}
