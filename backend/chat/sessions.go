@@ -181,16 +181,13 @@ func (st *Sessions) Load(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errs.New(errs.NotFound, "chat.Load", "no session %s", id)
-	}
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "chat.Load", err)
-	}
 	var s Session
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, errs.Wrapf(errs.Internal, "chat.Load", err, "session %s is corrupt", id)
+	found, err := fsutil.ReadJSON(p, &s)
+	if err != nil {
+		return nil, errs.Wrapf(errs.Internal, "chat.Load", err, "cannot read session %s", id)
+	}
+	if !found {
+		return nil, errs.New(errs.NotFound, "chat.Load", "no session %s", id)
 	}
 	if s.FormatVersion != FormatVersion {
 		return nil, errs.New(errs.Invalid, "chat.Load", "session %s has format %d; this Jarvis reads %d", id, s.FormatVersion, FormatVersion)

@@ -220,16 +220,13 @@ func (w *Workspace) meta(id string) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errs.New(errs.NotFound, "drafts", "no draft %q", id)
-	}
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "drafts", err)
-	}
 	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, errs.Wrapf(errs.Internal, "drafts", err, "draft %s has a corrupt draft.json", id)
+	found, err := fsutil.ReadJSON(p, &m)
+	if err != nil {
+		return nil, errs.Wrapf(errs.Internal, "drafts", err, "cannot read draft %s", id)
+	}
+	if !found {
+		return nil, errs.New(errs.NotFound, "drafts", "no draft %q", id)
 	}
 	return &m, nil
 }

@@ -3,7 +3,10 @@
 package fsutil
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -65,4 +68,21 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// ReadJSON decodes the JSON file at path into v. It reports found=false,
+// with no error, when the file does not exist, so callers can turn absence
+// into their own not-found error or default.
+func ReadJSON(path string, v any) (found bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return true, fmt.Errorf("%s is corrupt: %w", path, err)
+	}
+	return true, nil
 }

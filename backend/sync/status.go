@@ -3,8 +3,6 @@ package sync
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
-	"os"
 	"syscall"
 	"time"
 
@@ -33,15 +31,8 @@ type Status struct {
 // ReadStatus loads the status file; a missing file is an empty status.
 func ReadStatus(path string) (Status, error) {
 	st := Status{Jobs: map[string]JobStatus{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
+	if _, err := fsutil.ReadJSON(path, &st); err != nil {
 		return st, errs.Wrap(errs.Internal, "sync.ReadStatus", err)
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, errs.Wrapf(errs.Internal, "sync.ReadStatus", err, "corrupt %s", path)
 	}
 	if st.Jobs == nil {
 		st.Jobs = map[string]JobStatus{}
