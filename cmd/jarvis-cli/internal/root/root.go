@@ -6,6 +6,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/version"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/askcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
@@ -52,7 +53,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	}
 	add("kb", kbcmd.New(d.IO, d.LoadConfig))
 	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
-	add("agent", pending.New("ask", "Ask the agent a question from the terminal", "issue 6 (chat agent)"))
+	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig))

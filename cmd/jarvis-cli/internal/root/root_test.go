@@ -35,7 +35,7 @@ func TestHelpListsEveryCommandGroup(t *testing.T) {
 }
 
 func TestPendingGroupsFailClearly(t *testing.T) {
-	_, _, err := run(t, t.TempDir(), "ask", "anything")
+	_, _, err := run(t, t.TempDir(), "convert-pdf", "x.pdf")
 	if err == nil || !strings.Contains(err.Error(), "not available") || errs.ExitCode(err) == 0 {
 		t.Fatalf("pending command must fail with a clear message: %v", err)
 	}

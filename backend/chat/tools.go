@@ -1,0 +1,121 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// Tool is one agent tool: its schema and its handler.
+type Tool struct {
+	Def llm.Tool
+	Run func(ctx context.Context, s *Session, args map[string]any) (text, summary string, err error)
+}
+
+// Toolbox dispatches tool calls by name. Recoverable mistakes (bad
+// arguments, unknown ids, conflicts) go back to the model as error results
+// with the reason, so it can correct itself; privacy refusals and stops end
+// the turn.
+type Toolbox struct {
+	Tools map[string]Tool
+}
+
+// Definitions lists the tools in name order.
+func (tb *Toolbox) Definitions(*Session) []llm.Tool {
+	names := make([]string, 0, len(tb.Tools))
+	for n := range tb.Tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]llm.Tool, len(names))
+	for i, n := range names {
+		out[i] = tb.Tools[n].Def
+	}
+	return out
+}
+
+// Dispatch runs one call.
+func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emit func(Event)) (llm.ToolOutcome, error) {
+	t, ok := tb.Tools[call.Name]
+	if !ok {
+		return llm.ToolOutcome{Content: fmt.Sprintf("Error: there is no tool named %q.", call.Name), IsError: true}, nil
+	}
+	text, summary, err := t.Run(ctx, s, call.Arguments)
+	if err != nil {
+		if errs.Is(err, errs.Privacy) || errs.Is(err, errs.Cancelled) || errs.Is(err, errs.Internal) {
+			return llm.ToolOutcome{}, err
+		}
+		msg := "Error: " + err.Error()
+		if h := errs.HintOf(err); h != "" {
+			msg += "\nHint: " + h
+		}
+		emit(Event{Kind: EventTool, Text: call.Name + " failed", Data: map[string]any{"tool": call.Name, "error": err.Error()}})
+		return llm.ToolOutcome{Content: msg, IsError: true}, nil
+	}
+	emit(Event{Kind: EventTool, Text: summary, Data: map[string]any{"tool": call.Name}})
+	return llm.ToolOutcome{Content: text}, nil
+}
+
+func str(args map[string]any, key string) string {
+	s, _ := args[key].(string)
+	return s
+}
+
+func schema(required []string, props map[string]string) json.RawMessage {
+	p := map[string]any{}
+	for k, desc := range props {
+		p[k] = map[string]string{"type": "string", "description": desc}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required})
+	return b
+}
+
+func caller(s *Session) drafts.Caller {
+	return drafts.Caller{SessionID: s.ID, Private: s.Private, Cloud: llm.IsCloud(s.ModelSpec())}
+}
+
+// DraftTools exposes the drafts sandbox — the model's entire write surface.
+func DraftTools(a *drafts.Agent) map[string]Tool {
+	wrap := func(fn func(ctx context.Context, c drafts.Caller, args map[string]any) (drafts.ToolResult, error)) func(context.Context, *Session, map[string]any) (string, string, error) {
+		return func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+			r, err := fn(ctx, caller(s), args)
+			return r.Text, r.Summary, err
+		}
+	}
+	return map[string]Tool{
+		"create_draft": {Def: llm.Tool{Name: "create_draft", Description: "Create a new draft document in the drafts sandbox.",
+			Parameters: schema([]string{"title", "filename", "content"}, map[string]string{"title": "document title", "filename": "file name with extension (.md .tex .bib .txt .csv)", "content": "full text"})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
+				return a.CreateDraft(ctx, c, str(a2, "title"), str(a2, "filename"), str(a2, "content"))
+			})},
+		"create_draft_from": {Def: llm.Tool{Name: "create_draft_from", Description: "Create a draft seeded with the text of a note or document from the knowledge base.",
+			Parameters: schema([]string{"source", "filename"}, map[string]string{"source": "vault-relative note path or document source", "title": "optional title", "filename": "file name for the copy"})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
+				return a.CreateDraftFrom(ctx, c, str(a2, "source"), str(a2, "title"), str(a2, "filename"))
+			})},
+		"add_draft_file": {Def: llm.Tool{Name: "add_draft_file", Description: "Add a new file to an existing draft (never overwrites).",
+			Parameters: schema([]string{"draft_id", "filename", "content"}, map[string]string{"draft_id": "draft id", "filename": "new file name", "content": "full text"})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
+				return a.AddDraftFile(ctx, c, str(a2, "draft_id"), str(a2, "filename"), str(a2, "content"))
+			})},
+		"list_drafts": {Def: llm.Tool{Name: "list_drafts", Description: "List drafts in the sandbox.", Parameters: schema(nil, map[string]string{})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, _ map[string]any) (drafts.ToolResult, error) {
+				return a.ListDrafts(ctx, c)
+			})},
+		"read_draft": {Def: llm.Tool{Name: "read_draft", Description: "Read a draft file.",
+			Parameters: schema([]string{"draft_id"}, map[string]string{"draft_id": "draft id", "filename": "file (default: the main file)"})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
+				return a.ReadDraft(ctx, c, str(a2, "draft_id"), str(a2, "filename"))
+			})},
+		"propose_draft_edit": {Def: llm.Tool{Name: "propose_draft_edit", Description: "Propose a new full text for an existing draft file; the user reviews each change before anything is written.",
+			Parameters: schema([]string{"draft_id", "new_text"}, map[string]string{"draft_id": "draft id", "filename": "file (default: the main file)", "new_text": "the complete proposed text", "summary": "one line on what changes"})},
+			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
+				return a.ProposeDraftEdit(ctx, c, str(a2, "draft_id"), str(a2, "filename"), str(a2, "new_text"), str(a2, "summary"))
+			})},
+	}
+}

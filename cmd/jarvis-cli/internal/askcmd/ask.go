@@ -1,0 +1,138 @@
+// Package askcmd implements `jarvis-cli ask`: one agent turn in the terminal,
+// with tool events streamed as they happen.
+package askcmd
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/prompts"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// Options are the command's flags.
+type Options struct {
+	SessionID string
+	Model     string
+	KBOnly    bool
+}
+
+// New builds the ask command.
+func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
+	opts := &Options{}
+	cmd := &cobra.Command{
+		Use:   `ask "question"`,
+		Short: "Ask the agent a question from the terminal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return Run(ctx, io, cfg, getenv, opts, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&opts.SessionID, "session", "", "continue this session id")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "provider[:model] for this session")
+	cmd.Flags().BoolVar(&opts.KBOnly, "kb-only", true, "answer only from the knowledge base")
+	return cmd
+}
+
+// Run performs one turn.
+func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(string) string, opts *Options, question string) error {
+	sessions := &chat.Sessions{Dir: cfg.SessionsDir()}
+	var s *chat.Session
+	if opts.SessionID != "" {
+		var err error
+		if s, err = sessions.Load(opts.SessionID); err != nil {
+			return err
+		}
+	} else {
+		spec, err := llm.Resolve(cfg, firstNonEmpty(opts.Model, cfg.Chat.Provider))
+		if err != nil {
+			return err
+		}
+		s = sessions.New(spec, opts.KBOnly)
+	}
+	if opts.Model != "" && opts.SessionID != "" {
+		spec, err := llm.ValidateSwitch(cfg, opts.Model, s.Private, getenv)
+		if err != nil {
+			return err
+		}
+		s.Provider, s.Model = spec.Provider, spec.Model
+	}
+	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	agent := &drafts.Agent{W: ws, Review: func(_ context.Context, p *drafts.Proposal) error {
+		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
+		return nil
+	}}
+	store := prompts.Store{Dir: cfg.PromptsDir()}
+	runner := &chat.Runner{
+		Sessions: sessions,
+		Provider: func(spec string) (llm.Provider, error) {
+			return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
+		},
+		Tools: &chat.Toolbox{Tools: chat.DraftTools(agent)},
+		System: func(*chat.Session) (string, error) {
+			text, err := store.Load(prompts.System)
+			if err != nil {
+				return "", err
+			}
+			if cfg.Chat.ResponseStyle != "" {
+				text += "\n\nResponse style: " + cfg.Chat.ResponseStyle
+			}
+			return text, nil
+		},
+		Redact:  llm.Redactor(llm.Secrets(cfg, getenv)).Redact,
+		MaxIter: cfg.Chat.MaxIterations,
+	}
+	var final chat.Event
+	done, err := runner.Start(ctx, s, question, func(e chat.Event) {
+		switch e.Kind {
+		case chat.EventTool, chat.EventStatus:
+			fmt.Fprintf(io.Err, "· %s\n", e.Text)
+		default:
+			final = e
+		}
+	})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		runner.Stop(s.ID)
+		<-done
+	}
+	switch final.Kind {
+	case chat.EventReply:
+		fmt.Fprintln(io.Out, final.Text)
+		fmt.Fprintf(io.Err, "session %s\n", s.ID)
+		return nil
+	case chat.EventStopped:
+		return errs.New(errs.Cancelled, "ask", "stopped; nothing was saved")
+	default:
+		return errs.New(errs.LLM, "ask", "%s", final.Text)
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

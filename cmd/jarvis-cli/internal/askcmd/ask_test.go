@@ -1,0 +1,72 @@
+package askcmd
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// fakeOllama answers the first request with a create_draft tool call and the
+// second with a final answer, in Ollama's NDJSON stream format.
+func fakeOllama(t *testing.T) *httptest.Server {
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		n++
+		call := n
+		mu.Unlock()
+		line := func(v any) { b, _ := json.Marshal(v); w.Write(append(b, '\n')); w.(http.Flusher).Flush() }
+		if call == 1 {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "", "tool_calls": []any{
+				map[string]any{"function": map[string]any{"name": "create_draft", "arguments": map[string]any{"title": "Notes", "filename": "n.md", "content": "# Notes\n"}}}}}, "done": false})
+		} else {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "I created a draft for you."}, "done": false})
+		}
+		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAskRunsATurnWithToolsAndSavesTheSession(t *testing.T) {
+	srv := fakeOllama(t)
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Chat.OllamaURL = srv.URL
+	io, _, out, errb := iostreams.Test()
+	if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "make me a notes draft"); err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	if !strings.Contains(out.String(), "I created a draft for you.") || !strings.Contains(errb.String(), "created draft Notes") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out, errb)
+	}
+	list, _ := (&chat.Sessions{Dir: cfg.SessionsDir()}).List()
+	if len(list) != 1 || list[0].Spec != "ollama:qwen3-vl:30b" {
+		t.Fatalf("sessions = %+v", list)
+	}
+}
+
+func TestAskReportsUnreachableProvider(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Chat.OllamaURL = "http://127.0.0.1:1"
+	io, _, _, _ := iostreams.Test()
+	err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{}, "hello")
+	if err == nil || !strings.Contains(err.Error(), "⚠️") {
+		t.Fatalf("err = %v", err)
+	}
+}
