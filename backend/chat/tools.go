@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -27,11 +28,7 @@ type Toolbox struct {
 
 // Definitions lists the tools in name order.
 func (tb *Toolbox) Definitions(*Session) []llm.Tool {
-	names := make([]string, 0, len(tb.Tools))
-	for n := range tb.Tools {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(tb.Tools))
 	out := make([]llm.Tool, len(names))
 	for i, n := range names {
 		out[i] = tb.Tools[n].Def

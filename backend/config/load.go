@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -135,7 +136,7 @@ func expandPaths(c *Config) {
 func apply(cfg *Config, raw map[string]any) (chatModelSet bool, err error) {
 	root := reflect.ValueOf(cfg).Elem()
 	sections := fieldsByTag(root)
-	names := sortedKeys(raw)
+	names := slices.Sorted(maps.Keys(raw))
 	for _, section := range names {
 		value := raw[section]
 		field, ok := sections[section]
@@ -156,7 +157,7 @@ func apply(cfg *Config, raw map[string]any) (chatModelSet bool, err error) {
 			return false, invalidKey(section, "", "expected a [%s] table", section)
 		}
 		keys := fieldsByTag(field)
-		for _, key := range sortedKeys(table) {
+		for _, key := range slices.Sorted(maps.Keys(table)) {
 			f, ok := keys[key]
 			if !ok {
 				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("config: unknown key %s.%s ignored", section, key))
@@ -184,15 +185,6 @@ func fieldsByTag(v reflect.Value) map[string]reflect.Value {
 		out[tag] = v.Field(i)
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var quotaType = reflect.TypeOf(Quota{})
@@ -279,7 +271,7 @@ func decodeCatalogue(v any) (map[string][]string, error) {
 		return nil, invalidKey("models", "", "expected a [models] table of provider = [\"model\", ...]")
 	}
 	out := map[string][]string{}
-	for _, provider := range sortedKeys(table) {
+	for _, provider := range slices.Sorted(maps.Keys(table)) {
 		items, ok := table[provider].([]any)
 		if !ok {
 			return nil, invalidKey("models", provider, "expected an array of model names, got %s", describe(table[provider]))

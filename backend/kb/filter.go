@@ -1,7 +1,9 @@
 package kb
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -52,7 +54,7 @@ func (f Filter) where() (string, []any, error) {
 	eq("c.entity", f.Entity)
 	eq("c.source", f.Source)
 	eq("c.file_path", f.FilePath)
-	for _, k := range sortedKeys(f.Fields) {
+	for _, k := range slices.Sorted(maps.Keys(f.Fields)) {
 		if !fieldKey.MatchString(k) {
 			return "", nil, errs.New(errs.Invalid, "kb.Filter", "field filter %q must be an x_<key> name", k)
 		}

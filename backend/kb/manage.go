@@ -3,8 +3,9 @@ package kb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -212,11 +213,7 @@ func (s *Store) UpdateFields(ctx context.Context, f Filter, fields map[string]an
 	}
 	var sets []string
 	var vals []any
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fields))
 	for _, k := range keys {
 		if !updatable[k] {
 			return 0, errs.New(errs.Invalid, "kb.UpdateFields", "%s cannot be updated in place", k)

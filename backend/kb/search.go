@@ -18,15 +18,6 @@ type Hit struct {
 	Score float64
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // ftsQuery turns free text into a safe FTS5 query: every word quoted (so
 // punctuation and operators in user text cannot break the syntax), ORed so
 // any word can match and bm25 ranks by how many do.

@@ -5,8 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -241,11 +242,7 @@ func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []T
 	if t := content.String(); t != "" {
 		msg.Content = append(msg.Content, Block{Type: BlockText, Text: t})
 	}
-	indices := make([]int, 0, len(calls))
-	for i := range calls {
-		indices = append(indices, i)
-	}
-	sort.Ints(indices)
+	indices := slices.Sorted(maps.Keys(calls))
 	for _, i := range indices {
 		c := calls[i]
 		args := map[string]any{}

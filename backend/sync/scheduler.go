@@ -3,7 +3,9 @@ package sync
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	gosync "sync"
 	"time"
@@ -185,11 +187,7 @@ func (s *Scheduler) Status() Status {
 
 func (s *Scheduler) logNext() {
 	s.mu.Lock()
-	ids := make([]string, 0, len(s.next))
-	for id := range s.next {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(s.next))
 	lines := make([]string, len(ids))
 	for i, id := range ids {
 		lines[i] = fmt.Sprintf("job %s: next run at %s", id, s.next[id].Format(time.RFC3339))

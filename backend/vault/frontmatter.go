@@ -6,8 +6,9 @@ package vault
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,11 +83,7 @@ func ParseRecord(yamlBlock string) (Record, []string) {
 	}
 	var r Record
 	var warnings []string
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(raw))
 	for _, k := range keys {
 		v := raw[k]
 		lk := strings.ToLower(strings.TrimSpace(k))

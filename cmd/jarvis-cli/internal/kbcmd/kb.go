@@ -7,7 +7,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -227,11 +228,7 @@ func printCounts(io *iostreams.IO, title string, m map[string]int) {
 	if title != "" {
 		fmt.Fprintf(io.Out, "%s:\n", title)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		fmt.Fprintf(io.Out, "  %-24s %d\n", k, m[k])
 	}

@@ -5,10 +5,11 @@ package synccmd
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -114,11 +115,7 @@ func PrintStatus(io *iostreams.IO, cfg *config.Config) error {
 	default:
 		fmt.Fprintf(io.Out, "scheduler: NOT running (last pid %d, started %s)\n", st.PID, st.StartedAt.Format(time.RFC3339))
 	}
-	ids := make([]string, 0, len(st.Jobs))
-	for id := range st.Jobs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(st.Jobs))
 	for _, id := range ids {
 		if _, off := st.Disabled[id]; off {
 			continue
@@ -134,11 +131,7 @@ func PrintStatus(io *iostreams.IO, cfg *config.Config) error {
 		fmt.Fprintf(io.Out, "  %-15s %-40s next %s\n", id, state, j.NextRun.Format("2006-01-02 15:04"))
 	}
 	// Jobs off by configuration are settings, not faults.
-	offIDs := make([]string, 0, len(st.Disabled))
-	for id := range st.Disabled {
-		offIDs = append(offIDs, id)
-	}
-	sort.Strings(offIDs)
+	offIDs := slices.Sorted(maps.Keys(st.Disabled))
 	for _, id := range offIDs {
 		fmt.Fprintf(io.Out, "  %-15s disabled (%s)\n", id, st.Disabled[id])
 	}
