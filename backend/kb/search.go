@@ -51,7 +51,7 @@ func (s *Store) BM25(ctx context.Context, query string, f Filter, limit int) ([]
 	var hits []Hit
 	for rows.Next() {
 		var rank float64
-		c, err := scanChunkWith(rows, &rank)
+		c, err := scanChunk(rows, &rank)
 		if err != nil {
 			return nil, errs.Wrap(errs.RAG, op, err)
 		}
@@ -66,13 +66,6 @@ func prefixCols(p string) string {
 		cols[i] = p + strings.TrimSpace(c)
 	}
 	return strings.Join(cols, ", ")
-}
-
-// scanChunkWith scans a chunk row followed by extra columns.
-func scanChunkWith(rows interface{ Scan(...any) error }, extra ...any) (Chunk, error) {
-	var c Chunk
-	err := scanChunkInto(rows, &c, extra...)
-	return c, err
 }
 
 // PoolIDs returns the ids of every chunk inside the filter.

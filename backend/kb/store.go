@@ -290,14 +290,9 @@ const selectCols = `id, doc_type, visibility, source, title, authors, doi, score
 	chunk_index, section, modified_at, meta_schema, date_added, category, status, entity, event_date, tags, annotation_kind,
 	page, note_text, extra, content, embed_text`
 
-func scanChunk(sc interface{ Scan(...any) error }) (Chunk, error) {
+// scanChunk scans selectCols, plus any extra trailing columns into extraCols.
+func scanChunk(sc interface{ Scan(...any) error }, extraCols ...any) (Chunk, error) {
 	var c Chunk
-	err := scanChunkInto(sc, &c)
-	return c, err
-}
-
-// scanChunkInto scans selectCols (plus any extra trailing columns) into c.
-func scanChunkInto(sc interface{ Scan(...any) error }, c *Chunk, extraCols ...any) error {
 	var score sql.NullInt64
 	var extra string
 	m := &c.Meta
@@ -305,7 +300,7 @@ func scanChunkInto(sc interface{ Scan(...any) error }, c *Chunk, extraCols ...an
 		&m.FilePath, &m.ContentHash, &m.ChunkIndex, &m.Section, &m.ModifiedAt, &m.MetaSchema, &m.DateAdded, &m.Category, &m.Status,
 		&m.Entity, &m.EventDate, &m.Tags, &m.AnnotationKind, &m.Page, &m.NoteText, &extra, &c.Content, &c.EmbedText}
 	if err := sc.Scan(append(dest, extraCols...)...); err != nil {
-		return err
+		return c, err
 	}
 	if score.Valid {
 		n := int(score.Int64)
@@ -314,5 +309,5 @@ func scanChunkInto(sc interface{ Scan(...any) error }, c *Chunk, extraCols ...an
 	if extra != "" && extra != "{}" {
 		_ = json.Unmarshal([]byte(extra), &m.Extra) // written by insertArgs; a bad row just loses its extras
 	}
-	return nil
+	return c, nil
 }

@@ -85,12 +85,7 @@ func fromOpenAI(wire []openaiMessage, provider, model string) []Message {
 			}
 			out = append(out, m)
 		case "tool":
-			block := Block{Type: BlockToolResult, ToolCallID: w.ToolCallID, Content: text}
-			if n := len(out); n > 0 && out[n-1].Role == RoleUser && isToolResults(out[n-1]) {
-				out[n-1].Content = append(out[n-1].Content, block)
-			} else {
-				out = append(out, Message{Role: RoleUser, Content: []Block{block}})
-			}
+			out = appendToolResult(out, Block{Type: BlockToolResult, ToolCallID: w.ToolCallID, Content: text})
 		default:
 			out = append(out, Text(RoleUser, text))
 		}

@@ -280,17 +280,23 @@ func fromOllama(wire []ollamaMessage, model string) []Message {
 			if q := pending[w.ToolName]; len(q) > 0 {
 				id, pending[w.ToolName] = q[0], q[1:]
 			}
-			block := Block{Type: BlockToolResult, ToolCallID: id, Content: w.Content}
-			if n := len(out); n > 0 && out[n-1].Role == RoleUser && len(out[n-1].ToolCalls()) == 0 && isToolResults(out[n-1]) {
-				out[n-1].Content = append(out[n-1].Content, block)
-			} else {
-				out = append(out, Message{Role: RoleUser, Content: []Block{block}})
-			}
+			out = appendToolResult(out, Block{Type: BlockToolResult, ToolCallID: id, Content: w.Content})
 		default:
 			out = append(out, Text(RoleUser, w.Content))
 		}
 	}
 	return out
+}
+
+// appendToolResult adds a result to the trailing user message of tool
+// results, or starts one: the neutral transcript keeps one such message per
+// assistant turn, however the wire format split them.
+func appendToolResult(out []Message, block Block) []Message {
+	if n := len(out); n > 0 && out[n-1].Role == RoleUser && isToolResults(out[n-1]) {
+		out[n-1].Content = append(out[n-1].Content, block)
+		return out
+	}
+	return append(out, Message{Role: RoleUser, Content: []Block{block}})
 }
 
 func isToolResults(m Message) bool {
