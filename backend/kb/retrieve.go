@@ -43,6 +43,15 @@ const rrfC = 60
 
 // Search returns up to n hits inside the filter.
 func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) ([]Hit, error) {
+	qv, err := s.Embed.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.Search", err)
+	}
+	return s.search(ctx, query, qv, n, f)
+}
+
+// search runs the pipeline for an already embedded query.
+func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int, f Filter) ([]Hit, error) {
 	const op = "kb.Search"
 	if n <= 0 {
 		n = 8
@@ -57,10 +66,6 @@ func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) ([
 	}
 	if err := s.Index.Sync(ctx, s.Store); err != nil {
 		return nil, err
-	}
-	qv, err := s.Embed.EmbedQuery(ctx, query)
-	if err != nil {
-		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	var dense []int64
 	for _, h := range s.Index.Search(qv, pool, topN) {
@@ -124,13 +129,17 @@ type PrivacyResult struct {
 // from the pool before ranking; if the query matched only private content a
 // Privacy error stops the caller (the turn must make no further request).
 func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n int, f Filter, cloud bool) (PrivacyResult, error) {
+	qv, err := s.Embed.EmbedQuery(ctx, query)
+	if err != nil {
+		return PrivacyResult{}, errs.Wrap(errs.RAG, "kb.Search", err)
+	}
 	if !cloud {
-		hits, err := s.Search(ctx, query, n, f)
+		hits, err := s.search(ctx, query, qv, n, f)
 		return PrivacyResult{Hits: hits}, err
 	}
 	// Ranking private chunks locally to count them is safe: nothing of them
-	// leaves this function but the count.
-	all, err := s.Search(ctx, query, n, f)
+	// leaves this function but the count. The query is embedded once.
+	all, err := s.search(ctx, query, qv, n, f)
 	if err != nil {
 		return PrivacyResult{}, err
 	}
@@ -142,7 +151,7 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 	}
 	pub := f
 	pub.Visibility = []string{Public}
-	hits, err := s.Search(ctx, query, n, pub)
+	hits, err := s.search(ctx, query, qv, n, pub)
 	if err != nil {
 		return PrivacyResult{}, err
 	}
