@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -173,6 +174,16 @@ func (d *DenseIndex) Sync(ctx context.Context, s *Store) error {
 	defer d.mu.Unlock()
 	if gen == d.gen {
 		return nil
+	}
+	// A reindex by another process may have switched the model under us;
+	// mixing its vectors with this process's queries would rank garbage.
+	var stored, dims string
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='embed_model'), (SELECT value FROM meta WHERE key='embed_dims')`).Scan(&stored, &dims); err != nil {
+		return errs.Wrap(errs.RAG, op, err)
+	}
+	if stored != s.model.ID || dims != strconv.Itoa(s.model.Dims) {
+		return errs.WithHint(errs.New(errs.RAG, op, "the knowledge base was re-embedded with %s while this process uses %s", stored, s.model.ID),
+			"restart Jarvis (and any jarvis-cli sync) to load the new model")
 	}
 	present := map[int64]bool{}
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM chunks WHERE vector IS NOT NULL`)

@@ -164,20 +164,7 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	for _, w := range warnings {
 		res.Warnings = append(res.Warnings, rel+": "+w)
 	}
-	if len(chunks) > 0 {
-		texts := make([]string, len(chunks))
-		for i, c := range chunks {
-			texts[i] = c.EmbedText
-		}
-		vecs, err := r.Embed.EmbedDocuments(ctx, texts)
-		if err != nil {
-			return errs.Wrap(errs.RAG, "vault.embed", err)
-		}
-		for i := range chunks {
-			chunks[i].Vector = vecs[i]
-		}
-	}
-	if err := r.Store.CommitReplacing(chunks, noteFilter(rel)); err != nil {
+	if err := r.Store.Ingest(ctx, r.Embed, chunks, noteFilter(rel)); err != nil {
 		return err
 	}
 	if known {

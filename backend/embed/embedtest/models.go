@@ -186,11 +186,11 @@ func tokenizerJSON(voc []string) map[string]any {
 		return map[string]any{"id": tok, "ids": []int{ids[tok]}, "tokens": []string{tok}}
 	}
 	return map[string]any{
-		"version":      "1.0",
-		"truncation":   nil,
-		"padding":      nil,
-		"added_tokens": added,
-		"normalizer":   map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": nil, "lowercase": true},
+		"version":       "1.0",
+		"truncation":    nil,
+		"padding":       nil,
+		"added_tokens":  added,
+		"normalizer":    map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": nil, "lowercase": true},
 		"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
 		"post_processor": map[string]any{
 			"type":   "TemplateProcessing",
@@ -208,4 +208,3 @@ func tokenizerJSON(voc []string) map[string]any {
 		},
 	}
 }
-

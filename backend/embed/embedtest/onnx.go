@@ -99,7 +99,7 @@ type attr struct {
 	ints []int64
 }
 
-func intAttr(name string, v int64) attr      { return attr{name: name, i: &v} }
+func intAttr(name string, v int64) attr     { return attr{name: name, i: &v} }
 func intsAttr(name string, v ...int64) attr { return attr{name: name, ints: v} }
 
 // node encodes a NodeProto.
