@@ -54,7 +54,7 @@ const reindexBatch = 64
 // record. A cancel or failure before that leaves the store as it was.
 func Reindex(ctx context.Context, dir string, e Embedder, progress ReindexProgress) (int, error) {
 	const op = "kb.Reindex"
-	stored, err := storedModel(dir)
+	stored, err := StoredModel(dir)
 	if err != nil {
 		return 0, err
 	}
@@ -135,9 +135,9 @@ func Reindex(ctx context.Context, dir string, e Embedder, progress ReindexProgre
 	return len(chunks), errs.Wrap(errs.RAG, op, tx.Commit())
 }
 
-// storedModel reads the model record of the store in dir without opening it
+// StoredModel reads the model record of the store in dir without opening it
 // under a model (a fresh dir reports the zero ModelInfo).
-func storedModel(dir string) (ModelInfo, error) {
+func StoredModel(dir string) (ModelInfo, error) {
 	const op = "kb.Reindex"
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBName)+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {

@@ -327,9 +327,11 @@ type NoteState struct {
 }
 
 // NoteStates returns the indexed state of every vault note, by file_path.
+// Notes added from outside the vault (source file://...) are not vault
+// notes: a vault sync must never delete them.
 func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT file_path, MAX(content_hash), MAX(modified_at), MAX(visibility), MIN(meta_schema)
-		FROM chunks WHERE doc_type = 'note' AND file_path != '' GROUP BY file_path`)
+		FROM chunks WHERE doc_type = 'note' AND source = ? AND file_path != '' GROUP BY file_path`, SourceVault)
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, "kb.NoteStates", err)
 	}

@@ -13,6 +13,10 @@ const (
 	DocDigest = "digest"
 )
 
+// SourceVault is the source of every vault note (they are told apart by
+// file_path, relative to the vault).
+const SourceVault = "local"
+
 // Visibility values. Papers are always public.
 const (
 	Public  = "public"

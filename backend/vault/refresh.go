@@ -82,7 +82,7 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 }
 
 func noteFilter(rel string) *kb.Filter {
-	return &kb.Filter{FilePath: rel, DocTypes: []string{kb.DocNote}}
+	return &kb.Filter{Source: kb.SourceVault, FilePath: rel, DocTypes: []string{kb.DocNote}}
 }
 
 // list returns vault-relative paths of .md files, skipping hidden folders
@@ -160,7 +160,7 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
 		return err
 	}
-	chunks, warnings := r.build(rel, string(data), hash, mtime, vis)
+	chunks, warnings := BuildNote(Note{FilePath: rel, Source: kb.SourceVault, Text: string(data), Hash: hash, ModifiedAt: mtime, Visibility: vis}, r.ChunkSize, r.ChunkOverlap)
 	for _, w := range warnings {
 		res.Warnings = append(res.Warnings, rel+": "+w)
 	}
@@ -175,23 +175,54 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	return nil
 }
 
-// build turns a note into chunks. Record fields go in first; Jarvis's own
-// fields are set after, so they win any collision.
-func (r *Refresher) build(rel, text, hash, mtime, vis string) ([]kb.Chunk, []string) {
-	block, body, ok := SplitFrontmatter(text)
+// Note is one Markdown note to be chunked, with the metadata that
+// identifies it in the store.
+type Note struct {
+	FilePath   string // vault-relative for vault notes, absolute otherwise
+	Source     string // "local" for vault notes, file://... for standalone files
+	Text       string
+	Hash       string
+	ModifiedAt string
+	Visibility string
+}
+
+// BuildNote turns a note into chunks without touching the store. Record
+// fields go in first; Jarvis's own fields are set after, so they win any
+// collision.
+func BuildNote(n Note, size, overlap int) ([]kb.Chunk, []string) {
+	block, body, ok := SplitFrontmatter(n.Text)
 	var rec Record
 	var warnings []string
 	if ok {
 		rec, warnings = ParseRecord(block)
 	}
-	title := strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
-	chunks := kb.ChunkMarkdown(body, r.ChunkSize, r.ChunkOverlap, rec.Header())
+	title := strings.TrimSuffix(filepath.Base(n.FilePath), filepath.Ext(n.FilePath))
+	chunks := kb.ChunkMarkdown(body, size, overlap, rec.Header())
 	for i := range chunks {
 		m := &chunks[i].Meta
 		rec.Apply(m)
-		m.DocType, m.Visibility, m.Source, m.FilePath = kb.DocNote, vis, "local", rel
-		m.Title, m.ContentHash, m.ModifiedAt, m.MetaSchema = title, hash, mtime, MetaSchema
+		m.DocType, m.Visibility, m.Source, m.FilePath = kb.DocNote, n.Visibility, n.Source, n.FilePath
+		m.Title, m.ContentHash, m.ModifiedAt, m.MetaSchema = title, n.Hash, n.ModifiedAt, MetaSchema
 		m.StorageMode, m.ChunkIndex = "full_text", i
 	}
 	return chunks, warnings
+}
+
+// RefreshFile re-indexes one note of the vault (given by absolute or
+// vault-relative path) exactly as a full refresh would.
+func (r *Refresher) RefreshFile(ctx context.Context, path string) (Result, error) {
+	var res Result
+	rel := path
+	if filepath.IsAbs(path) {
+		var err error
+		if rel, err = filepath.Rel(r.Root, path); err != nil || strings.HasPrefix(rel, "..") {
+			return res, errs.New(errs.Invalid, "vault.RefreshFile", "%s is not inside the vault %s", path, r.Root)
+		}
+	}
+	rel = filepath.ToSlash(rel)
+	states, err := r.Store.NoteStates(ctx)
+	if err != nil {
+		return res, err
+	}
+	return res, r.one(ctx, rel, states, &res)
 }

@@ -3,13 +3,18 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -79,6 +84,10 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 			warn("reranking disabled (rag.rerank_model is empty)")
 		}
 		for _, id := range ids {
+			if filepath.IsAbs(id) {
+				ok("model folder %s (not in the manifest; not hash-checked)", id)
+				continue
+			}
 			model, err := manifest.Find(id)
 			if err != nil {
 				fail("%v", err)
@@ -92,6 +101,32 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 				ok("model %s (%s)", id, model.Role)
 			}
 		}
+	}
+
+	// Load the models and the store for real, and run one probe search.
+	if e, err := engine.Open(cfg); err != nil {
+		fail("knowledge base: %v", err)
+		if h := errs.HintOf(err); h != "" {
+			fmt.Fprintf(io.Out, "      hint: %s\n", h)
+		}
+	} else {
+		info := e.Embedder.Info()
+		ok("embedder %s: %d dims, %s backend", info.ID, info.Dims, e.Embedder.Backend())
+		if e.Reranker != nil {
+			ok("reranker %s", cfg.RAG.RerankModel)
+		}
+		if c, err := e.Store.Count(context.Background()); err != nil {
+			fail("store: %v", err)
+		} else {
+			ok("store %s: %d documents, %d chunks (%d private)", cfg.RAG.Dir, c.Documents, c.Chunks, c.Private)
+		}
+		start := time.Now()
+		if hits, err := e.Searcher.Search(context.Background(), "probe", 1, kb.Filter{}); err != nil {
+			fail("probe search: %v", err)
+		} else {
+			ok("probe search: %d hit(s) in %s", len(hits), time.Since(start).Round(time.Millisecond))
+		}
+		e.Close()
 	}
 
 	if _, err := os.Stat(cfg.Vault.Path); err != nil {

@@ -1,6 +1,7 @@
 // Package kbcmd implements `jarvis-cli kb`: inspection and management of the
-// knowledge base. Commands that embed text (add, search, reindex) need the
-// local embedding model and say so when it is missing.
+// knowledge base. Commands that embed text (add, search, reindex,
+// index-vault) load the local models first and say how to install them when
+// they are missing.
 package kbcmd
 
 import (
@@ -23,8 +24,12 @@ import (
 // RemoveNotice is the invariant shown before any removal.
 const RemoveNotice = "Database entry only — files on disk are never touched by jarvis"
 
-// openStore opens the store for the configured embedding model.
+// openStore opens the store for commands that do not embed: under the model
+// it was built with, or, for a fresh store, the configured one.
 func openStore(cfg *config.Config) (*kb.Store, error) {
+	if info, err := kb.StoredModel(cfg.RAG.Dir); err == nil {
+		return kb.Open(cfg.RAG.Dir, info)
+	}
 	manifest, err := models.Load()
 	if err != nil {
 		return nil, err
@@ -184,17 +189,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
 	setMeta.Flags().StringVar(&doi, "doi", "", "new DOI")
 	cmd.AddCommand(setMeta)
 
-	for _, name := range []string{"add", "search", "reindex"} {
-		cmd.AddCommand(&cobra.Command{
-			Use:                name,
-			Short:              strings.ToUpper(name[:1]) + name[1:] + " (needs the local embedding model; not available in this build yet)",
-			DisableFlagParsing: true,
-			RunE: func(c *cobra.Command, _ []string) error {
-				return errs.WithHint(errs.New(errs.Internal, "kb "+c.Name(), "embedding is not available in this build yet"),
-					"the ONNX embedding backend lands with issue 3 once its models can be installed")
-			},
-		})
-	}
+	addEmbeddingCommands(cmd, io, load)
 	return cmd
 }
 

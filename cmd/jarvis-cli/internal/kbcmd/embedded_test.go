@@ -1,0 +1,160 @@
+package kbcmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+var texts = map[string]string{
+	"garden/tomatoes.md": "---\ntype: howto\nstatus: tested\n---\n# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
+	"garden/roses.md":    "# Roses\n\nPrune roses in late winter before new growth.\n",
+	"private/diary.md":   "# Diary\n\nWorried about the grant budget again today.\n",
+}
+
+const external = "# Attention\n\nThe transformer architecture uses attention so every token can look at every other token.\n"
+
+// e2e builds a home with a vault, an outside file and two fixture models.
+func e2e(t *testing.T) (*config.Config, string) {
+	t.Helper()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	vaultDir := filepath.Join(root, "vault")
+	var all []string
+	for rel, text := range texts {
+		p := filepath.Join(vaultDir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, text)
+	}
+	ext := filepath.Join(root, "elsewhere", "attention.md")
+	os.MkdirAll(filepath.Dir(ext), 0o755)
+	if err := os.WriteFile(ext, []byte(external), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	words := embedtest.Words(append(all, external, "how often should tomatoes be watered")...)
+	embDir, rrDir := filepath.Join(root, "models", "bow-a"), filepath.Join(root, "models", "overlap")
+	if err := embedtest.WriteEmbedder(embDir, words); err != nil {
+		t.Fatal(err)
+	}
+	if err := embedtest.WriteReranker(rrDir, words); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vault.Path, cfg.Vault.PrivateDirs = vaultDir, []string{"private"}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = embDir, rrDir
+	return cfg, ext
+}
+
+func TestAddSearchReindexEndToEnd(t *testing.T) {
+	cfg, ext := e2e(t)
+
+	out, err := run(t, cfg, "", "add", ext)
+	if err != nil || !strings.Contains(out, "added 1 chunks (public note)") {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	out, err = run(t, cfg, "", "index-vault")
+	if err != nil || !strings.Contains(out, "added 3, updated 0, deleted 0") {
+		t.Fatalf("index-vault: %v\n%s", err, out)
+	}
+
+	out, err = run(t, cfg, "", "search", "how often should tomatoes be watered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(out, "\n", 2)[0]
+	if !strings.Contains(first, "garden/tomatoes.md") {
+		t.Fatalf("top hit is not the tomato note:\n%s", out)
+	}
+	out, _ = run(t, cfg, "", "search", "transformer", "attention", "token")
+	if !strings.HasPrefix(out, "1. [note] attention") {
+		t.Fatalf("outside file not found first:\n%s", out)
+	}
+
+	// Private notes show locally, and disappear when asked for public only.
+	out, _ = run(t, cfg, "", "search", "grant budget")
+	if !strings.Contains(out, "private/diary.md") || !strings.Contains(out, "[private]") {
+		t.Fatalf("private note missing from a local search:\n%s", out)
+	}
+	out, _ = run(t, cfg, "", "search", "--private=false", "grant budget")
+	if strings.Contains(out, "diary") {
+		t.Fatalf("private note in a public-only search:\n%s", out)
+	}
+
+	// Adding again replaces; a vault file added by path goes through the vault rules.
+	if out, err = run(t, cfg, "", "add", ext); err != nil || !strings.Contains(out, "replaced 1 chunks") {
+		t.Fatalf("re-add: %v\n%s", err, out)
+	}
+	if out, err = run(t, cfg, "", "add", filepath.Join(cfg.Vault.Path, "private/diary.md")); err != nil || !strings.Contains(out, "unchanged vault note private/diary.md") {
+		t.Fatalf("vault add: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "stats")
+	if !strings.Contains(out, "documents: 4") || !strings.Contains(out, "private chunks: 1") {
+		t.Fatalf("stats after re-adds:\n%s", out)
+	}
+
+	// Switching the embedding model: search is refused with the fix, reindex
+	// re-embeds everything, then search works again.
+	newDir := filepath.Join(filepath.Dir(cfg.RAG.EmbedModel), "bow-b")
+	if err := embedtest.WriteEmbedder(newDir, embedtest.Words(external, "tomato tomatoes watering sun diary grant budget roses prune")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel = newDir
+	_, err = run(t, cfg, "", "search", "tomato")
+	if err == nil || !strings.Contains(errs.HintOf(err), "kb reindex") {
+		t.Fatalf("search after model switch: %v", err)
+	}
+	if out, err = run(t, cfg, "", "reindex"); err != nil || !strings.Contains(out, "reindexed 4 chunks with local:bow-b") {
+		t.Fatalf("reindex: %v\n%s", err, out)
+	}
+	if out, err = run(t, cfg, "", "search", "tomato watering"); err != nil || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "tomatoes.md") {
+		t.Fatalf("search after reindex: %v\n%s", err, out)
+	}
+
+	// Deleting a vault note and re-syncing removes it.
+	os.Remove(filepath.Join(cfg.Vault.Path, "garden/roses.md"))
+	if out, err = run(t, cfg, "", "index-vault"); err != nil || !strings.Contains(out, "deleted 1") {
+		t.Fatalf("index-vault after delete: %v\n%s", err, out)
+	}
+	if out, err = run(t, cfg, "", "index-vault", "--force"); err != nil || !strings.Contains(out, "added 2") {
+		t.Fatalf("forced rebuild: %v\n%s", err, out)
+	}
+}
+
+func TestAddRefusesBadInputWithoutTouchingTheStore(t *testing.T) {
+	cfg, _ := e2e(t)
+	dir := t.TempDir()
+	pdf := filepath.Join(dir, "paper.pdf")
+	os.WriteFile(pdf, []byte("%PDF-1.4"), 0o644)
+	empty := filepath.Join(dir, "empty.md")
+	os.WriteFile(empty, nil, 0o644)
+	_, err := run(t, cfg, "", "add", pdf, empty, filepath.Join(dir, "missing.md"), filepath.Join(dir, "x.docx"))
+	if err == nil || !strings.Contains(err.Error(), "4 of 4 files were not added") {
+		t.Fatalf("err = %v", err)
+	}
+	out, _ := run(t, cfg, "", "stats")
+	if !strings.Contains(out, "chunks: 0") {
+		t.Fatalf("bad input changed the store:\n%s", out)
+	}
+}
+
+func TestMissingModelNamesTheFix(t *testing.T) {
+	cfg, _ := e2e(t)
+	cfg.RAG.EmbedModel = "BAAI/bge-small-en-v1.5" // manifest id, not installed in this home
+	_, err := run(t, cfg, "", "search", "x")
+	if !errs.Is(err, errs.NotFound) || !strings.Contains(errs.HintOf(err), "models fetch") {
+		t.Fatalf("err = %v (hint %q)", err, errs.HintOf(err))
+	}
+}
