@@ -53,6 +53,7 @@ type Runner struct {
 type turn struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
+	ledger  *Ledger
 	commit  gosync.Mutex // decides reply-vs-rollback races
 	stopped bool
 	emit    func(Event)
@@ -118,6 +119,8 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 
 	// The worker sees a copy; the session changes only at commit.
 	history := append(append([]llm.Message(nil), s.Messages...), llm.Text(llm.RoleUser, message))
+	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+	t.ledger = ledger
 	go func() {
 		defer close(t.done)
 		defer cancel()
@@ -150,20 +153,27 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		return // Stop already rolled back and told the user
 	}
 	s.RecordUsage(served, usage) // requests made count even when the turn fails
+	if t.ledger.Private() {
+		s.MarkPrivate() // private data reached the model, whatever the outcome
+	}
 	now := time.Now().UTC()
 	switch {
 	case err == nil:
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
-		reply := r.redact(res.Reply)
+		// Only evidence retrieved in this turn may be cited; the rest is cut.
+		reply, citations, dropped := t.ledger.Cite(r.redact(res.Reply))
+		if n := t.ledger.Withheld; n > 0 && !strings.Contains(reply, "withheld") {
+			reply += "\n\n" + WithheldNote(n)
+		}
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}
-		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: reply, At: now})
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: reply, Citations: citations, At: now})
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
-		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit})
+		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private})
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.

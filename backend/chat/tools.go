@@ -14,8 +14,9 @@ import (
 
 // Tool is one agent tool: its schema and its handler.
 type Tool struct {
-	Def llm.Tool
-	Run func(ctx context.Context, s *Session, args map[string]any) (text, summary string, err error)
+	Def       llm.Tool
+	Run       func(ctx context.Context, s *Session, args map[string]any) (text, summary string, err error)
+	Available func(s *Session) bool // nil: always offered
 }
 
 // Toolbox dispatches tool calls by name. Recoverable mistakes (bad
@@ -26,12 +27,13 @@ type Toolbox struct {
 	Tools map[string]Tool
 }
 
-// Definitions lists the tools in name order.
-func (tb *Toolbox) Definitions(*Session) []llm.Tool {
-	names := slices.Sorted(maps.Keys(tb.Tools))
-	out := make([]llm.Tool, len(names))
-	for i, n := range names {
-		out[i] = tb.Tools[n].Def
+// Definitions lists the tools offered to this session, in name order.
+func (tb *Toolbox) Definitions(s *Session) []llm.Tool {
+	var out []llm.Tool
+	for _, n := range slices.Sorted(maps.Keys(tb.Tools)) {
+		if t := tb.Tools[n]; t.Available == nil || t.Available(s) {
+			out = append(out, t.Def)
+		}
 	}
 	return out
 }
@@ -39,6 +41,9 @@ func (tb *Toolbox) Definitions(*Session) []llm.Tool {
 // Dispatch runs one call.
 func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emit func(Event)) (llm.ToolOutcome, error) {
 	t, ok := tb.Tools[call.Name]
+	if ok && t.Available != nil && !t.Available(s) {
+		ok = false
+	}
 	if !ok {
 		return llm.ToolOutcome{Content: fmt.Sprintf("Error: there is no tool named %q.", call.Name), IsError: true}, nil
 	}
@@ -72,15 +77,17 @@ func schema(required []string, props map[string]string) json.RawMessage {
 	return b
 }
 
-func caller(s *Session) drafts.Caller {
-	return drafts.Caller{SessionID: s.ID, Private: s.Private, Cloud: llm.IsCloud(s.ModelSpec())}
+// caller describes the session to the drafts sandbox; private data read
+// earlier in this same turn already counts.
+func caller(ctx context.Context, s *Session) drafts.Caller {
+	return drafts.Caller{SessionID: s.ID, Private: s.Private || LedgerFrom(ctx).Private(), Cloud: llm.IsCloud(s.ModelSpec())}
 }
 
 // DraftTools exposes the drafts sandbox — the model's entire write surface.
 func DraftTools(a *drafts.Agent) map[string]Tool {
 	wrap := func(fn func(ctx context.Context, c drafts.Caller, args map[string]any) (drafts.ToolResult, error)) func(context.Context, *Session, map[string]any) (string, string, error) {
 		return func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
-			r, err := fn(ctx, caller(s), args)
+			r, err := fn(ctx, caller(ctx, s), args)
 			return r.Text, r.Summary, err
 		}
 	}

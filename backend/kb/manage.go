@@ -347,3 +347,30 @@ func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 	}
 	return out, errs.Wrap(errs.RAG, "kb.NoteStates", rows.Err())
 }
+
+// Document returns every chunk inside f in reading order (chunk_index, then
+// id), for paging through one document.
+func (s *Store) Document(ctx context.Context, f Filter) ([]Chunk, error) {
+	const op = "kb.Document"
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	if where == "1=1" {
+		return nil, errs.New(errs.Invalid, op, "name a document (source or file path)")
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks AS c WHERE `+where+` ORDER BY chunk_index, id`, args...)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, op, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
+		}
+		out = append(out, c)
+	}
+	return out, errs.Wrap(errs.RAG, op, rows.Err())
+}

@@ -149,6 +149,26 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 			withheld++
 		}
 	}
+	// Dense retrieval returns neighbours however far, so "the query matched
+	// only private content" is judged on the lexical matches when there are
+	// any (every chunk sharing a query term is private), else on the top
+	// hits of the whole pool.
+	onlyPrivate := withheld > 0 && withheld == len(all)
+	if lexical, err := s.Store.BM25(ctx, query, f, max(s.Opts.RerankTopN, n)); err != nil {
+		return PrivacyResult{}, err
+	} else if len(lexical) > 0 {
+		onlyPrivate = true
+		for _, h := range lexical {
+			if h.Chunk.Meta.Visibility != Private {
+				onlyPrivate = false
+				break
+			}
+		}
+	}
+	if onlyPrivate {
+		return PrivacyResult{Withheld: withheld}, errs.New(errs.Privacy, "kb.Search",
+			"this question matches only private notes, which are never sent to a cloud model; switch to a local model to use them")
+	}
 	pub := f
 	pub.Visibility = []string{Public}
 	hits, err := s.search(ctx, query, qv, n, pub)

@@ -115,6 +115,11 @@ func TestPrivacyCheck(t *testing.T) {
 	if !errs.Is(err, errs.Privacy) {
 		t.Fatalf("only-private match under cloud must be a privacy error: %v", err)
 	}
+	// Public neighbours exist (dense always returns some), but every chunk
+	// that shares a query word is private: still a privacy stop.
+	if _, err := sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{}, true); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("only private chunks contain the query word: %v", err)
+	}
 	local, err := sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{}, false)
 	if err != nil || len(local.Hits) < 2 || local.Withheld != 0 {
 		t.Fatalf("local provider sees private notes: %v %+v", err, local)

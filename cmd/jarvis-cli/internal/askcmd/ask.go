@@ -3,9 +3,12 @@
 package askcmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -13,9 +16,11 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -80,13 +85,24 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
 		return nil
 	}}
+	tools := chat.DraftTools(agent)
+	confirms := &chat.Confirmations{}
+	if eng, err := engine.Open(cfg); err != nil {
+		fmt.Fprintf(io.Err, "· knowledge base unavailable (%v); answering with the drafts tools only\n", err)
+	} else {
+		defer eng.Close()
+		ref := &vault.Refresher{Root: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs, Store: eng.Store, Embed: eng.Embedder,
+			ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap}
+		maps.Copy(tools, chat.KBTools(&chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
+			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: ref.Refresh, Confirm: confirms}))
+	}
 	store := prompts.Store{Dir: cfg.PromptsDir()}
 	runner := &chat.Runner{
 		Sessions: sessions,
 		Provider: func(spec string) (llm.Provider, error) {
 			return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
 		},
-		Tools: &chat.Toolbox{Tools: chat.DraftTools(agent)},
+		Tools: &chat.Toolbox{Tools: tools},
 		System: func(*chat.Session) (string, error) {
 			text, err := store.Load(prompts.System)
 			if err != nil {
@@ -101,10 +117,20 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		MaxIter: cfg.Chat.MaxIterations,
 	}
 	var final chat.Event
+	in := bufio.NewReader(io.In)
 	done, err := runner.Start(ctx, s, question, func(e chat.Event) {
 		switch e.Kind {
 		case chat.EventTool, chat.EventStatus:
 			fmt.Fprintf(io.Err, "· %s\n", e.Text)
+		case chat.EventConfirm:
+			// The tool waits for this answer; nothing is deleted without a "y".
+			token, _ := e.Data.(map[string]any)["token"].(string)
+			fmt.Fprintf(io.Err, "? %s [y/N] ", e.Text)
+			answer, _ := in.ReadString('\n')
+			yes := strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
+			if err := confirms.Answer(token, yes); err != nil {
+				fmt.Fprintf(io.Err, "· %v\n", err)
+			}
 		default:
 			final = e
 		}
@@ -121,6 +147,14 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	switch final.Kind {
 	case chat.EventReply:
 		fmt.Fprintln(io.Out, final.Text)
+		if data, ok := final.Data.(map[string]any); ok {
+			if cites, ok := data["citations"].([]chat.Citation); ok && len(cites) > 0 {
+				fmt.Fprintln(io.Out, "\nSources:")
+				for _, c := range cites {
+					fmt.Fprintf(io.Out, "  - %s%s\n", c.Source, pageSuffix(c.Page))
+				}
+			}
+		}
 		fmt.Fprintf(io.Err, "session %s\n", s.ID)
 		return nil
 	case chat.EventStopped:
@@ -128,6 +162,13 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	default:
 		return errs.New(errs.LLM, "ask", "%s", final.Text)
 	}
+}
+
+func pageSuffix(p int) string {
+	if p > 0 {
+		return fmt.Sprintf(" p.%d", p)
+	}
+	return ""
 }
 
 func firstNonEmpty(a, b string) string {

@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -68,5 +71,66 @@ func TestAskReportsUnreachableProvider(t *testing.T) {
 	err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{}, "hello")
 	if err == nil || !strings.Contains(err.Error(), "⚠️") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// scriptedOllama plays one tool call per request, then a final answer, in
+// Ollama's NDJSON stream format.
+func scriptedOllama(t *testing.T, calls []map[string]any, answer string) *httptest.Server {
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		i := n
+		n++
+		mu.Unlock()
+		line := func(v any) { b, _ := json.Marshal(v); w.Write(append(b, '\n')); w.(http.Flusher).Flush() }
+		if i < len(calls) {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"function": calls[i]}}}, "done": false})
+		} else {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": answer}, "done": false})
+		}
+		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	vaultDir := filepath.Join(root, "vault")
+	os.MkdirAll(filepath.Join(vaultDir, "garden"), 0o755)
+	note := "# Tomatoes\n\nTomato plants need full sun and deep watering.\n"
+	os.WriteFile(filepath.Join(vaultDir, "garden", "tomatoes.md"), []byte(note), 0o644)
+	models := filepath.Join(root, "bow")
+	if err := embedtest.WriteEmbedder(models, embedtest.Words(note)); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vault.Path, cfg.RAG.EmbedModel, cfg.RAG.RerankModel = vaultDir, models, ""
+	srv := scriptedOllama(t, []map[string]any{
+		{"name": "index_vault", "arguments": map[string]any{}},
+		{"name": "search_kb", "arguments": map[string]any{"query": "tomato watering"}},
+		{"name": "remove_document", "arguments": map[string]any{"source": "garden/tomatoes.md"}},
+	}, "Water deeply [source: garden/tomatoes.md] and see [source: nowhere.md].")
+	cfg.Chat.OllamaURL = srv.URL
+
+	io, in, out, errb := iostreams.Test()
+	in.WriteString("n\n") // decline the removal
+	if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "tomatoes?"); err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	for _, want := range []string{"Vault synced: 1 added", "searched \"tomato watering\": 1 results", "? Remove garden/tomatoes.md", "removal declined"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
+		}
+	}
+	if !strings.Contains(out.String(), "Sources:\n  - garden/tomatoes.md") || strings.Contains(out.String(), "nowhere.md") {
+		t.Fatalf("stdout:\n%s", out)
 	}
 }

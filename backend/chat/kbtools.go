@@ -1,0 +1,384 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+// Retrieved-data markers: everything between them is material, never
+// instructions (the system prompt says so).
+const (
+	BeginData = "BEGIN RETRIEVED DATA"
+	EndData   = "END RETRIEVED DATA"
+)
+
+// RemoveNotice is shown with every removal preview.
+const RemoveNotice = "Database entry only — files on disk are never touched"
+
+// DocPageSize is how many chunks get_document returns per page.
+const DocPageSize = 15
+
+// maxReadFile caps read_file, so one huge note cannot flood the context.
+const maxReadFile = 256 << 10
+
+// KB is what the knowledge-base tools need.
+type KB struct {
+	Searcher    *kb.Searcher
+	Store       *kb.Store
+	VaultRoot   string
+	PrivateDirs []string
+	NResults    int
+	Refresh     func(ctx context.Context) (vault.Result, error) // nil: index_vault unavailable
+	Confirm     *Confirmations
+}
+
+// kinds maps search_kb's kind argument to doc types.
+var kinds = map[string][]string{
+	"all":    nil,
+	"papers": {kb.DocPaper, kb.DocDigest},
+	"notes":  {kb.DocNote},
+	"chat":   {kb.DocChat},
+}
+
+func intArg(args map[string]any, key string, def int) int {
+	switch v := args[key].(type) {
+	case float64:
+		return int(v)
+	case int:
+		return v
+	case string:
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// cite builds the citation label the model is asked to use.
+func citeLabel(m kb.Metadata) string {
+	src := m.Source
+	if m.Source == kb.SourceVault || strings.HasPrefix(m.Source, "file://") {
+		src = m.FilePath
+	}
+	if m.Page > 0 {
+		return fmt.Sprintf("[source: %s, p.%d]", src, m.Page)
+	}
+	return "[source: " + src + "]"
+}
+
+func citationOf(c kb.Chunk) Citation {
+	m := c.Meta
+	cit := Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
+	if m.Source == kb.SourceVault || strings.HasPrefix(m.Source, "file://") {
+		cit.Source = m.FilePath // vault notes share one source; the path names them
+	}
+	return cit
+}
+
+// renderChunks wraps chunks in the retrieved-data markers, each with its
+// citation label, and records them in the ledger.
+func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
+	var b strings.Builder
+	b.WriteString(header + "\n" + BeginData + "\n")
+	for i, c := range chunks {
+		m := c.Meta
+		fmt.Fprintf(&b, "--- %d. %s %s", i+1, citeLabel(m), m.Title)
+		if m.Section != "" {
+			fmt.Fprintf(&b, " — %s", m.Section)
+		}
+		if m.AnnotationKind != "" {
+			fmt.Fprintf(&b, " (%s)", m.AnnotationKind)
+		}
+		b.WriteString("\n" + c.Content + "\n")
+		if m.Visibility == kb.Private {
+			l.MarkPrivate()
+		}
+		l.Add(citationOf(c))
+	}
+	b.WriteString(EndData)
+	return b.String()
+}
+
+func cloudSession(s *Session) bool { return llm.IsCloud(s.ModelSpec()) }
+
+// KBTools exposes the knowledge base to the agent.
+func KBTools(k *KB) map[string]Tool {
+	tools := map[string]Tool{
+		"search_kb": {Def: llm.Tool{Name: "search_kb", Description: "Search the knowledge base (papers, notes, digests, past chats). Returns ranked excerpts with citation labels.",
+			Parameters: schema([]string{"query"}, map[string]string{"query": "what to look for", "kind": "all | papers | notes | chat (default all)",
+				"category": "record type filter", "status": "record status filter", "entity": "record entity filter", "n": "number of results"})},
+			Run: k.searchKB},
+		"get_document": {Def: llm.Tool{Name: "get_document", Description: fmt.Sprintf("Read a stored document in order, %d chunks per page.", DocPageSize),
+			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path, as cited", "page": "page number, from 1"})},
+			Run: k.getDocument},
+		"list_documents": {Def: llm.Tool{Name: "list_documents", Description: "List stored documents with chunk counts.",
+			Parameters: schema(nil, map[string]string{"kind": "all | papers | notes | chat", "category": "record type filter"})},
+			Run: k.listDocuments},
+		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status.", Parameters: schema(nil, map[string]string{})},
+			Run: k.stats},
+		"read_file": {Def: llm.Tool{Name: "read_file", Description: "Read a Markdown note from the vault by its vault-relative path.",
+			Parameters: schema([]string{"path"}, map[string]string{"path": "vault-relative path of a .md file"})},
+			Run: k.readFile},
+		"update_document_metadata": {Def: llm.Tool{Name: "update_document_metadata", Description: "Correct a paper's title, authors or DOI (no re-embedding).",
+			Parameters: schema([]string{"source"}, map[string]string{"source": "paper source", "title": "new title", "authors": "new authors", "doi": "new DOI"})},
+			Run: k.updateMeta},
+		"remove_document": {Def: llm.Tool{Name: "remove_document", Description: "Remove a document from the knowledge base after the user confirms. Database only; files are never touched.",
+			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path"})},
+			Run: k.remove},
+		"use_own_knowledge": {Def: llm.Tool{Name: "use_own_knowledge", Description: "Declare that you will answer from general knowledge because the knowledge base has nothing relevant.",
+			Parameters: schema([]string{"reason"}, map[string]string{"reason": "why the knowledge base does not cover this"})},
+			Available: func(s *Session) bool { return !s.KBOnly },
+			Run: func(_ context.Context, _ *Session, args map[string]any) (string, string, error) {
+				return "Understood. Answer from general knowledge and tell the user the answer is not from their knowledge base.", "answering from general knowledge", nil
+			}},
+	}
+	if k.Refresh != nil {
+		tools["index_vault"] = Tool{Def: llm.Tool{Name: "index_vault", Description: "Sync the Obsidian vault into the knowledge base now.", Parameters: schema(nil, map[string]string{})},
+			Run: func(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {
+				res, err := k.Refresh(ctx)
+				if err != nil {
+					return "", "", err
+				}
+				msg := fmt.Sprintf("Vault synced: %d added, %d updated, %d deleted.", res.Added, res.Updated, res.Deleted)
+				if len(res.Warnings) > 0 {
+					msg += fmt.Sprintf(" %d warnings (first: %s).", len(res.Warnings), res.Warnings[0])
+				}
+				return msg, msg, nil
+			}}
+	}
+	return tools
+}
+
+func (k *KB) filter(args map[string]any) (kb.Filter, error) {
+	kind := str(args, "kind")
+	if kind == "" {
+		kind = "all"
+	}
+	types, ok := kinds[kind]
+	if !ok {
+		return kb.Filter{}, errs.WithHint(errs.New(errs.Invalid, "search_kb", "unknown kind %q", kind), "use all, papers, notes or chat")
+	}
+	return kb.Filter{DocTypes: types, Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity")}, nil
+}
+
+func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	q := strings.TrimSpace(str(args, "query"))
+	if q == "" {
+		return "", "", errs.New(errs.Invalid, "search_kb", "query is empty")
+	}
+	f, err := k.filter(args)
+	if err != nil {
+		return "", "", err
+	}
+	n := intArg(args, "n", k.NResults)
+	if n <= 0 || n > 50 {
+		n = max(k.NResults, 1)
+	}
+	res, err := k.Searcher.SearchWithPrivacyCheck(ctx, q, n, f, cloudSession(s))
+	if err != nil {
+		return "", "", err // a privacy error stops the turn
+	}
+	l := LedgerFrom(ctx)
+	l.AddWithheld(res.Withheld)
+	if len(res.Hits) == 0 {
+		return "No matches in the knowledge base for: " + q, "search: no matches", nil
+	}
+	chunks := make([]kb.Chunk, len(res.Hits))
+	for i, h := range res.Hits {
+		chunks[i] = h.Chunk
+	}
+	text := renderChunks(l, fmt.Sprintf("%d results for %q:", len(chunks), q), chunks)
+	if res.Withheld > 0 {
+		text += "\n" + kb.PrivateCaveat
+	}
+	return text, fmt.Sprintf("searched %q: %d results", q, len(chunks)), nil
+}
+
+// docFilter names one document: a vault note by path, anything else by source.
+func docFilter(source string) kb.Filter {
+	if strings.Contains(source, "://") || strings.HasPrefix(source, "arXiv:") || strings.HasPrefix(source, "bioRxiv:") {
+		return kb.Filter{Source: source}
+	}
+	return kb.Filter{Source: kb.SourceVault, FilePath: source}
+}
+
+func (k *KB) getDocument(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	source := strings.TrimSpace(str(args, "source"))
+	if source == "" {
+		return "", "", errs.New(errs.Invalid, "get_document", "source is empty")
+	}
+	chunks, err := k.Store.Document(ctx, docFilter(source))
+	if err == nil && len(chunks) == 0 {
+		chunks, err = k.Store.Document(ctx, kb.Filter{FilePath: source}) // file:// notes cited by path
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if len(chunks) == 0 {
+		return "", "", errs.WithHint(errs.New(errs.NotFound, "get_document", "no document %q", source), "use the source exactly as a search result cited it, or list_documents")
+	}
+	if chunks[0].Meta.Visibility == kb.Private && cloudSession(s) {
+		return "", "", errs.New(errs.Privacy, "get_document", "this document is private and is never sent to a cloud model")
+	}
+	pages := (len(chunks) + DocPageSize - 1) / DocPageSize
+	page := intArg(args, "page", 1)
+	if page < 1 || page > pages {
+		return "", "", errs.WithHint(errs.New(errs.Invalid, "get_document", "page %d is out of range", page), fmt.Sprintf("the document has %d page(s)", pages))
+	}
+	part := chunks[(page-1)*DocPageSize : min(page*DocPageSize, len(chunks))]
+	header := fmt.Sprintf("%s — page %d of %d (%d chunks in all):", chunks[0].Meta.Title, page, pages, len(chunks))
+	return renderChunks(LedgerFrom(ctx), header, part), fmt.Sprintf("read %s (page %d/%d)", source, page, pages), nil
+}
+
+func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	f, err := k.filter(args)
+	if err != nil {
+		return "", "", err
+	}
+	if cloudSession(s) {
+		f.Visibility = []string{kb.Public} // private titles stay local too
+	}
+	docs, err := k.Store.List(ctx, f, 200)
+	if err != nil {
+		return "", "", err
+	}
+	if len(docs) == 0 {
+		return "The knowledge base has no matching documents.", "listed 0 documents", nil
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		if d.Visibility == kb.Private {
+			LedgerFrom(ctx).MarkPrivate()
+		}
+		b.WriteString(d.String() + "\n")
+	}
+	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
+}
+
+func (k *KB) stats(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {
+	c, err := k.Store.Count(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d documents, %d chunks (%d private).\n", c.Documents, c.Chunks, c.Private)
+	for _, part := range []struct {
+		title string
+		m     map[string]int
+	}{{"By type", c.ByType}, {"Record types", c.Records}, {"Statuses", c.Statuses}} {
+		if len(part.m) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s:", part.title)
+		for _, key := range slices.Sorted(maps.Keys(part.m)) {
+			fmt.Fprintf(&b, " %s=%d", key, part.m[key])
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSpace(b.String()), "knowledge base stats", nil
+}
+
+func (k *KB) readFile(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	const op = "read_file"
+	rel := filepath.ToSlash(strings.TrimSpace(str(args, "path")))
+	if k.VaultRoot == "" {
+		return "", "", errs.New(errs.NotFound, op, "no vault is configured")
+	}
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") || !strings.EqualFold(filepath.Ext(rel), ".md") {
+		return "", "", errs.WithHint(errs.New(errs.Invalid, op, "refused path %q", rel), "give a vault-relative path to a .md note, as search results cite it")
+	}
+	abs := filepath.Join(k.VaultRoot, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "", errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no note %q", rel), "check the path with list_documents kind=notes")
+	}
+	root, err := filepath.EvalSymlinks(k.VaultRoot)
+	if err != nil {
+		return "", "", errs.Wrap(errs.NotFound, op, err)
+	}
+	if r, err := filepath.Rel(root, real); err != nil || strings.HasPrefix(r, "..") {
+		return "", "", errs.New(errs.Invalid, op, "refused path %q: it resolves outside the vault", rel)
+	}
+	vis := vault.Visibility(k.VaultRoot, abs, k.PrivateDirs)
+	if vis == kb.Private && cloudSession(s) {
+		return "", "", errs.New(errs.Privacy, op, "this note is private and is never sent to a cloud model")
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", "", errs.New(errs.NotFound, op, "no note %q", rel)
+	}
+	if st.Size() > maxReadFile {
+		return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%s is %d KiB, over the %d KiB limit", rel, st.Size()>>10, maxReadFile>>10), "use get_document to page through it")
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return "", "", errs.Wrap(errs.NotFound, op, err)
+	}
+	l := LedgerFrom(ctx)
+	if vis == kb.Private {
+		l.MarkPrivate()
+	}
+	l.Add(Citation{Source: rel, FilePath: rel, Title: strings.TrimSuffix(filepath.Base(rel), ".md")})
+	return fmt.Sprintf("%s [source: %s]\n%s\n%s\n%s", rel, rel, BeginData, string(data), EndData), "read " + rel, nil
+}
+
+func (k *KB) updateMeta(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
+	source := str(args, "source")
+	title, authors, doi := str(args, "title"), str(args, "authors"), str(args, "doi")
+	if title == "" && authors == "" && doi == "" {
+		return "", "", errs.New(errs.Invalid, "update_document_metadata", "give at least one of title, authors, doi")
+	}
+	n, err := k.Store.SetPaperMeta(ctx, source, title, authors, doi)
+	if err != nil {
+		return "", "", err
+	}
+	if n == 0 {
+		return "", "", errs.WithHint(errs.New(errs.NotFound, "update_document_metadata", "no paper with source %q", source), "use list_documents kind=papers to find the exact source")
+	}
+	return fmt.Sprintf("Updated %d chunks of %s.", n, source), "updated metadata of " + source, nil
+}
+
+func (k *KB) remove(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
+	const op = "remove_document"
+	source := strings.TrimSpace(str(args, "source"))
+	f := docFilter(source)
+	docs, err := k.Store.List(ctx, f, 5)
+	if err != nil {
+		return "", "", err
+	}
+	if len(docs) == 0 {
+		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no document %q", source), "use list_documents to find the exact source")
+	}
+	if k.Confirm == nil {
+		return "", "", errs.New(errs.Internal, op, "no confirmation channel; removal is disabled")
+	}
+	preview := fmt.Sprintf("Remove %s (%d chunks)? %s.", docs[0].Key, docs[0].Chunks, RemoveNotice)
+	yes, err := k.Confirm.Ask(ctx, preview, map[string]any{"action": "remove_document", "source": source, "chunks": docs[0].Chunks})
+	if err != nil {
+		return "", "", err
+	}
+	if !yes {
+		return "The user declined; nothing was removed.", "removal declined", nil
+	}
+	var n int
+	if f.FilePath != "" {
+		n, err = k.Store.DeleteBy(ctx, "file_path", f.FilePath)
+	} else {
+		n, err = k.Store.DeleteBy(ctx, "source", source)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return fmt.Sprintf("Removed %d chunks of %s from the knowledge base. The file itself, if any, is untouched.", n, source), fmt.Sprintf("removed %s", source), nil
+}

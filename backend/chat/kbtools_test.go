@@ -1,0 +1,360 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+var vaultNotes = map[string]string{
+	"garden/tomatoes.md": "# Tomatoes\n\nTomato plants need full sun and deep watering.\n",
+	"private/diary.md":   "# Diary\n\nWorried about the grant budget again.\n",
+	"private/plans.md":   "# Plans\n\nTomato seedlings for the allotment, paid from the grant.\n",
+}
+
+type kbFixture struct {
+	kb    *KB
+	tools *Toolbox
+	root  string
+	eng   *engine.Engine
+}
+
+// newKB indexes a small vault through the real embedder and reranker
+// fixtures (real tokenizer, real ONNX runtime) and returns the KB tools.
+func newKB(t *testing.T) *kbFixture {
+	t.Helper()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "vault")
+	var all []string
+	long := "# Long\n\n"
+	for i := 0; i < 40; i++ {
+		long += fmt.Sprintf("## Part %d\n\nSection %d of the long tomato manual.\n\n", i, i)
+	}
+	vaultNotes["manual/long.md"] = long
+	for rel, text := range vaultNotes {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, text)
+	}
+	words := embedtest.Words(all...)
+	models := t.TempDir()
+	if err := embedtest.WriteEmbedder(filepath.Join(models, "bow"), words); err != nil {
+		t.Fatal(err)
+	}
+	if err := embedtest.WriteReranker(filepath.Join(models, "rr"), words); err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(models, "bow"), filepath.Join(models, "rr")
+	cfg.Vault.Path, cfg.Vault.PrivateDirs = root, []string{"private"}
+	eng, err := engine.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ref := &vault.Refresher{Root: root, PrivateDirs: cfg.Vault.PrivateDirs, Store: eng.Store, Embed: eng.Embedder, ChunkSize: 1024, ChunkOverlap: 0}
+	if _, err := ref.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k := &KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 5,
+		Refresh: ref.Refresh, Confirm: &Confirmations{}}
+	return &kbFixture{kb: k, tools: &Toolbox{Tools: KBTools(k)}, root: root, eng: eng}
+}
+
+var (
+	local = &Session{ID: "l", Provider: "ollama", Model: "m"}
+	cloud = &Session{ID: "c", Provider: "anthropic", Model: "claude"}
+)
+
+func call(name string, args map[string]any) llm.Block { return llm.Block{Name: name, Arguments: args} }
+
+func turnCtx() (context.Context, *Ledger, *recorder) {
+	rec := &recorder{}
+	ctx, l := withLedger(context.Background(), rec.emit)
+	return ctx, l, rec
+}
+
+func TestSearchKBWrapsDataAndTracksPrivacy(t *testing.T) {
+	f := newKB(t)
+	ctx, l, _ := turnCtx()
+	out, err := f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "tomato watering sun seedlings", "kind": "notes"}), func(Event) {})
+	if err != nil || out.IsError {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !strings.Contains(out.Content, BeginData) || !strings.HasSuffix(out.Content, EndData) {
+		t.Fatalf("retrieved data is not wrapped:\n%s", out.Content)
+	}
+	first := strings.Index(out.Content, "[source: garden/tomatoes.md]")
+	if first < 0 || first > strings.Index(out.Content, "--- 2.") {
+		t.Fatalf("tomato note is not the first result:\n%s", out.Content)
+	}
+	if !l.Private() {
+		t.Fatal("a private note (plans.md) was returned to the model but the turn is not marked private")
+	}
+
+	// A cloud session: private-only matches stop the turn ...
+	ctx, l, _ = turnCtx()
+	if _, err := f.tools.Dispatch(ctx, cloud, call("search_kb", map[string]any{"query": "worried diary"}), func(Event) {}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("private-only match under a cloud model: %v", err)
+	}
+	// ... mixed matches return public hits only, with the caveat and a count.
+	out, err = f.tools.Dispatch(ctx, cloud, call("search_kb", map[string]any{"query": "tomato grant"}), func(Event) {})
+	if err != nil || strings.Contains(out.Content, "private/") || !strings.Contains(out.Content, kb.PrivateCaveat) {
+		t.Fatalf("mixed cloud search: %v\n%s", err, out.Content)
+	}
+	if l.Withheld == 0 || l.Private() {
+		t.Fatalf("withheld %d private %v", l.Withheld, l.Private())
+	}
+	// Recoverable mistakes go back to the model with a hint.
+	out, _ = f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "x", "kind": "films"}), func(Event) {})
+	if !out.IsError || !strings.Contains(out.Content, "Hint:") {
+		t.Fatalf("bad kind: %+v", out)
+	}
+}
+
+func TestGetDocumentPagesAndGuardsPrivacy(t *testing.T) {
+	f := newKB(t)
+	ctx, _, _ := turnCtx()
+	out, err := f.tools.Dispatch(ctx, local, call("get_document", map[string]any{"source": "manual/long.md"}), func(Event) {})
+	if err != nil || out.IsError || !strings.Contains(out.Content, "page 1 of 3 (40 chunks") || strings.Count(out.Content, "--- ") != DocPageSize {
+		t.Fatalf("page 1: %v\n%.600s", err, out.Content)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("get_document", map[string]any{"source": "manual/long.md", "page": 3.0}), func(Event) {})
+	if strings.Count(out.Content, "--- ") != 40-2*DocPageSize {
+		t.Fatalf("last page:\n%s", out.Content)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("get_document", map[string]any{"source": "manual/long.md", "page": 4.0}), func(Event) {})
+	if !out.IsError || !strings.Contains(out.Content, "3 page(s)") {
+		t.Fatalf("out of range: %+v", out)
+	}
+	if _, err := f.tools.Dispatch(ctx, cloud, call("get_document", map[string]any{"source": "private/diary.md"}), func(Event) {}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("private document to cloud: %v", err)
+	}
+}
+
+func TestReadFileIsVaultMarkdownOnly(t *testing.T) {
+	f := newKB(t)
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	os.WriteFile(outside, []byte("outside"), 0o644)
+	os.Symlink(outside, filepath.Join(f.root, "garden", "link.md"))
+	ctx, l, _ := turnCtx()
+	for _, p := range []string{"../x.md", "/etc/passwd", "garden/tomatoes.txt", "garden/link.md", "missing.md", ""} {
+		out, err := f.tools.Dispatch(ctx, local, call("read_file", map[string]any{"path": p}), func(Event) {})
+		if err != nil || !out.IsError {
+			t.Errorf("%q was not refused: %v %+v", p, err, out)
+		}
+	}
+	out, err := f.tools.Dispatch(ctx, local, call("read_file", map[string]any{"path": "garden/tomatoes.md"}), func(Event) {})
+	if err != nil || !strings.Contains(out.Content, "full sun") || !strings.Contains(out.Content, BeginData) || l.Private() {
+		t.Fatalf("read: %v %+v", err, out)
+	}
+	if _, err := f.tools.Dispatch(ctx, cloud, call("read_file", map[string]any{"path": "private/diary.md"}), func(Event) {}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("private note to cloud: %v", err)
+	}
+	f.tools.Dispatch(ctx, local, call("read_file", map[string]any{"path": "private/diary.md"}), func(Event) {})
+	if !l.Private() {
+		t.Fatal("reading a private note did not mark the turn private")
+	}
+}
+
+func TestListStatsUpdateAndIndexVault(t *testing.T) {
+	f := newKB(t)
+	ctx, _, _ := turnCtx()
+	out, _ := f.tools.Dispatch(ctx, cloud, call("list_documents", nil), func(Event) {})
+	if strings.Contains(out.Content, "diary") || !strings.Contains(out.Content, "tomatoes") {
+		t.Fatalf("cloud list shows private titles or misses public ones:\n%s", out.Content)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("kb_stats", nil), func(Event) {})
+	if !strings.Contains(out.Content, "4 documents") || !strings.Contains(out.Content, "note=") {
+		t.Fatalf("stats:\n%s", out.Content)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("update_document_metadata", map[string]any{"source": "https://nowhere", "title": "x"}), func(Event) {})
+	if !out.IsError {
+		t.Fatal("update of a missing paper succeeded")
+	}
+	os.WriteFile(filepath.Join(f.root, "garden", "beans.md"), []byte("# Beans\n\nRunner beans climb.\n"), 0o644)
+	out, _ = f.tools.Dispatch(ctx, local, call("index_vault", nil), func(Event) {})
+	if !strings.Contains(out.Content, "1 added") {
+		t.Fatalf("index_vault: %+v", out)
+	}
+	kbOnly := &Session{ID: "k", Provider: "ollama", Model: "m", KBOnly: true}
+	for _, d := range f.tools.Definitions(kbOnly) {
+		if d.Name == "use_own_knowledge" {
+			t.Fatal("use_own_knowledge offered to a kb_only session")
+		}
+	}
+	if out, _ := f.tools.Dispatch(ctx, kbOnly, call("use_own_knowledge", map[string]any{"reason": "x"}), func(Event) {}); !out.IsError {
+		t.Fatal("use_own_knowledge ran in a kb_only session")
+	}
+}
+
+// waitConfirm returns the next confirm event's token.
+func waitConfirm(t *testing.T, rec *recorder, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		rec.mu.Lock()
+		var tokens []string
+		for _, e := range rec.events {
+			if e.Kind == EventConfirm {
+				tokens = append(tokens, e.Data.(map[string]any)["token"].(string))
+				if !strings.Contains(e.Text, RemoveNotice) {
+					t.Errorf("preview lacks the notice: %q", e.Text)
+				}
+			}
+		}
+		rec.mu.Unlock()
+		if len(tokens) >= n {
+			return tokens
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no %d confirm events", n)
+	return nil
+}
+
+func TestRemoveDocumentNeedsTheHumanByToken(t *testing.T) {
+	f := newKB(t)
+	ctx, _, rec := turnCtx()
+	type res struct {
+		out llm.ToolOutcome
+		err error
+	}
+	// Two stacked removals, answered in reverse order by token.
+	first, second := make(chan res, 1), make(chan res, 1)
+	go func() {
+		o, err := f.tools.Dispatch(ctx, local, call("remove_document", map[string]any{"source": "garden/tomatoes.md"}), func(Event) {})
+		first <- res{o, err}
+	}()
+	waitConfirm(t, rec, 1)
+	go func() {
+		o, err := f.tools.Dispatch(ctx, local, call("remove_document", map[string]any{"source": "private/diary.md"}), func(Event) {})
+		second <- res{o, err}
+	}()
+	tokens := waitConfirm(t, rec, 2)
+	if err := f.kb.Confirm.Answer(tokens[1], false); err != nil {
+		t.Fatal(err)
+	}
+	r2 := <-second
+	if r2.err != nil || !strings.Contains(r2.out.Content, "nothing was removed") {
+		t.Fatalf("declined: %+v", r2)
+	}
+	if err := f.kb.Confirm.Answer(tokens[1], true); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a token answers once: %v", err)
+	}
+	if err := f.kb.Confirm.Answer(tokens[0], true); err != nil {
+		t.Fatal(err)
+	}
+	r1 := <-first
+	if r1.err != nil || !strings.Contains(r1.out.Content, "Removed 1 chunks") {
+		t.Fatalf("confirmed: %+v", r1)
+	}
+	docs, _ := f.eng.Store.List(context.Background(), kb.Filter{}, 50)
+	var keys []string
+	for _, d := range docs {
+		keys = append(keys, d.Key)
+	}
+	joined := strings.Join(keys, " ")
+	if strings.Contains(joined, "tomatoes") || !strings.Contains(joined, "diary") {
+		t.Fatalf("store after removals: %v", keys)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "garden", "tomatoes.md")); err != nil {
+		t.Fatal("the file on disk was touched")
+	}
+
+	// A stopped turn cancels a pending confirmation as "no".
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tools.Dispatch(cctx, local, call("remove_document", map[string]any{"source": "private/plans.md"}), func(Event) {})
+		done <- err
+	}()
+	waitConfirm(t, rec, 3)
+	cancel()
+	if err := <-done; !errs.Is(err, errs.Cancelled) {
+		t.Fatalf("stop during confirmation: %v", err)
+	}
+	if len(f.kb.Confirm.Pending()) != 0 {
+		t.Fatal("a pending confirmation outlived its turn")
+	}
+}
+
+func TestReplyCitationsAreASubsetOfEvidence(t *testing.T) {
+	f := newKB(t)
+	r, s := newRunner(t, func(ctx context.Context, req llm.TurnRequest) (llm.TurnResult, error) {
+		out, err := req.Dispatch(ctx, llm.Block{ID: "1", Name: "search_kb", Arguments: map[string]any{"query": "tomato watering sun seedlings", "kind": "notes"}})
+		if err != nil {
+			return llm.TurnResult{}, err
+		}
+		if !strings.Contains(out.Content, "garden/tomatoes.md") {
+			return llm.TurnResult{}, fmt.Errorf("search result: %s", out.Content)
+		}
+		reply := "Water deeply [source: garden/tomatoes.md]. Also see [source: made/up.md] and [source: https://arxiv.org/abs/9999.99999, p.2]."
+		return llm.TurnResult{Messages: []llm.Message{llm.Text(llm.RoleAssistant, reply)}, Reply: reply}, nil
+	})
+	r.Tools = f.tools
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "how to water tomatoes?", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	last := s.Display[len(s.Display)-1]
+	if len(last.Citations) != 1 || last.Citations[0].Source != "garden/tomatoes.md" {
+		t.Fatalf("citations %+v", last.Citations)
+	}
+	if strings.Contains(last.Text, "made/up.md") || strings.Contains(last.Text, "9999") || !strings.Contains(last.Text, "[source: garden/tomatoes.md]") {
+		t.Fatalf("reply text: %q", last.Text)
+	}
+	if !s.Private {
+		t.Fatal("the search returned a private note (plans.md); the session must be private now")
+	}
+	var reply Event
+	for _, e := range rec.events {
+		if e.Kind == EventReply {
+			reply = e
+		}
+	}
+	if d := reply.Data.(map[string]any)["dropped_citations"]; d != 2 {
+		t.Fatalf("dropped = %v", d)
+	}
+}
+
+func TestCloudReplySaysHowManyWereWithheld(t *testing.T) {
+	f := newKB(t)
+	r, _ := newRunner(t, func(ctx context.Context, req llm.TurnRequest) (llm.TurnResult, error) {
+		if _, err := req.Dispatch(ctx, llm.Block{ID: "1", Name: "search_kb", Arguments: map[string]any{"query": "tomato grant"}}); err != nil {
+			return llm.TurnResult{}, err
+		}
+		return llm.TurnResult{Reply: "Tomatoes like sun [source: garden/tomatoes.md]."}, nil
+	})
+	r.Tools = f.tools
+	s := r.Sessions.New(llm.Spec{Provider: "anthropic", Model: "claude"}, false)
+	done, err := r.Start(context.Background(), s, "tomatoes?", func(Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	last := s.Display[len(s.Display)-1].Text
+	if !strings.Contains(last, "withheld from this cloud model") || s.Private {
+		t.Fatalf("reply %q private %v", last, s.Private)
+	}
+}

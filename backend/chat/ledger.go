@@ -1,0 +1,130 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	gosync "sync"
+)
+
+// Ledger is what one turn's tools retrieved: the evidence the reply may
+// cite, how many private matches were withheld from a cloud model, and
+// whether private data reached the model. It lives in the turn's context.
+type Ledger struct {
+	mu       gosync.Mutex
+	evidence map[string]Citation // by source and by file path
+	Withheld int
+	private  bool
+	emit     func(Event)
+}
+
+type ledgerKey struct{}
+
+// withLedger starts a turn's ledger; emit sends events into the turn.
+func withLedger(ctx context.Context, emit func(Event)) (context.Context, *Ledger) {
+	l := &Ledger{evidence: map[string]Citation{}, emit: emit}
+	return context.WithValue(ctx, ledgerKey{}, l), l
+}
+
+// LedgerFrom returns the turn's ledger; outside a turn it returns a fresh
+// one, so tools never need a nil check.
+func LedgerFrom(ctx context.Context) *Ledger {
+	if l, ok := ctx.Value(ledgerKey{}).(*Ledger); ok {
+		return l
+	}
+	return &Ledger{evidence: map[string]Citation{}}
+}
+
+// Add records retrieved evidence.
+func (l *Ledger) Add(cs ...Citation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range cs {
+		if c.Source != "" {
+			if _, seen := l.evidence[c.Source]; !seen {
+				l.evidence[c.Source] = c
+			}
+		}
+		if c.FilePath != "" {
+			if _, seen := l.evidence[c.FilePath]; !seen {
+				l.evidence[c.FilePath] = c
+			}
+		}
+	}
+}
+
+// AddWithheld counts private matches kept from a cloud model.
+func (l *Ledger) AddWithheld(n int) {
+	l.mu.Lock()
+	l.Withheld += n
+	l.mu.Unlock()
+}
+
+// MarkPrivate records that private data reached the model in this turn.
+func (l *Ledger) MarkPrivate() {
+	l.mu.Lock()
+	l.private = true
+	l.mu.Unlock()
+}
+
+// Private reports whether private data reached the model in this turn.
+func (l *Ledger) Private() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.private
+}
+
+// citeRE matches the citation form the system prompt asks for:
+// [source: X] or [source: X, p.N].
+var citeRE = regexp.MustCompile(`\[source:\s*([^\]\n]+?)\s*\]`)
+var pageRE = regexp.MustCompile(`,\s*p\.?\s*(\d+)$`)
+
+// Cite keeps the reply's citations that name evidence retrieved in this
+// turn and removes the rest from the text, so a reply can never point at a
+// source nobody retrieved. It returns the cleaned reply, the citations kept
+// (in order, deduplicated) and how many were dropped.
+func (l *Ledger) Cite(reply string) (string, []Citation, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var kept []Citation
+	seen := map[string]bool{}
+	dropped := 0
+	clean := citeRE.ReplaceAllStringFunc(reply, func(m string) string {
+		inner := citeRE.FindStringSubmatch(m)[1]
+		page := 0
+		if pm := pageRE.FindStringSubmatch(inner); pm != nil {
+			page, _ = strconv.Atoi(pm[1])
+			inner = strings.TrimSpace(inner[:len(inner)-len(pm[0])])
+		}
+		c, ok := l.evidence[inner]
+		if !ok {
+			dropped++
+			return ""
+		}
+		if page > 0 {
+			c.Page = page
+		}
+		key := fmt.Sprintf("%s#%d", c.Source, c.Page)
+		if !seen[key] {
+			seen[key] = true
+			kept = append(kept, c)
+		}
+		return m
+	})
+	if dropped > 0 {
+		// Removing a marker can leave a stray space before punctuation.
+		clean = strings.NewReplacer(" .", ".", " ,", ",", "  ", " ").Replace(clean)
+	}
+	return clean, kept, dropped
+}
+
+// WithheldNote is the line appended to a cloud reply when private matches
+// were kept from the model, so the user knows the answer is partial.
+func WithheldNote(n int) string {
+	if n == 1 {
+		return "(1 matching private note was withheld from this cloud model; switch to a local model to include it.)"
+	}
+	return fmt.Sprintf("(%d matching private notes were withheld from this cloud model; switch to a local model to include them.)", n)
+}
