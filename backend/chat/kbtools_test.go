@@ -15,7 +15,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 var vaultNotes = map[string]string{
@@ -70,7 +69,7 @@ func newKB(t *testing.T) *kbFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	ref := &vault.Refresher{Root: root, PrivateDirs: cfg.Vault.PrivateDirs, Store: eng.Store, Embed: eng.Embedder, ChunkSize: 1024, ChunkOverlap: 0}
+	ref := eng.Refresher()
 	if _, err := ref.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Engine is an open knowledge base with its models.
@@ -133,6 +134,12 @@ func (e *Engine) open() error {
 		e.Searcher.Rerank = e.Reranker
 	}
 	return nil
+}
+
+// Refresher syncs the configured vault into this engine's store.
+func (e *Engine) Refresher() *vault.Refresher {
+	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Store: e.Store,
+		Embed: e.Embedder, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
 }
 
 // Close releases the store and the models.

@@ -58,6 +58,22 @@ func identity(v int) []float32 {
 	return e
 }
 
+// maskedWords starts both graphs: X = one-hot rows of the input ids and
+// m3 = the attention mask as a [batch, seq, 1] float.
+func maskedWords(v int64) *graph {
+	g := &graph{inputs: textInputs}
+	g.inits = [][]byte{
+		floatTensor("E", []int64{v, v}, identity(int(v))),
+		int64Tensor("axis2", []int64{1}, []int64{2}),
+	}
+	g.nodes = [][]byte{
+		node("Gather", []string{"E", "input_ids"}, []string{"X"}),
+		node("Cast", []string{"attention_mask"}, []string{"m"}, intAttr("to", tensorFloat)),
+		node("Unsqueeze", []string{"m", "axis2"}, []string{"m3"}),
+	}
+	return g
+}
+
 var textInputs = [][]byte{
 	valueInfo("input_ids", tensorInt64, dim{param: "batch"}, dim{param: "sequence"}),
 	valueInfo("attention_mask", tensorInt64, dim{param: "batch"}, dim{param: "sequence"}),
@@ -71,16 +87,9 @@ var textInputs = [][]byte{
 func WriteEmbedder(dir string, words []string) error {
 	voc := vocab(words)
 	v := int64(len(voc))
-	g := &graph{inputs: textInputs}
-	g.inits = [][]byte{
-		floatTensor("E", []int64{v, v}, identity(int(v))),
-		int64Tensor("axis2", []int64{1}, []int64{2}),
-		int64Tensor("cls", nil, []int64{clsID}),
-	}
-	g.nodes = [][]byte{
-		node("Gather", []string{"E", "input_ids"}, []string{"X"}),
-		node("Cast", []string{"attention_mask"}, []string{"m"}, intAttr("to", tensorFloat)),
-		node("Unsqueeze", []string{"m", "axis2"}, []string{"m3"}),
+	g := maskedWords(v)
+	g.inits = append(g.inits, int64Tensor("cls", nil, []int64{clsID}))
+	g.nodes = append(g.nodes,
 		node("Mul", []string{"X", "m3"}, []string{"Xm"}),
 		node("ReduceMean", []string{"Xm"}, []string{"mean"}, intsAttr("axes", 1), intAttr("keepdims", 1)),
 		node("Equal", []string{"input_ids", "cls"}, []string{"isCLSb"}),
@@ -88,7 +97,7 @@ func WriteEmbedder(dir string, words []string) error {
 		node("Unsqueeze", []string{"isCLS", "axis2"}, []string{"isCLS3"}),
 		node("Mul", []string{"isCLS3", "mean"}, []string{"clsPart"}),
 		node("Add", []string{"X", "clsPart"}, []string{"last_hidden_state"}),
-	}
+	)
 	g.outputs = [][]byte{valueInfo("last_hidden_state", tensorFloat, dim{param: "batch"}, dim{param: "sequence"}, dim{size: v})}
 	return writeDir(dir, "embedtest-bow", g.model("embedtest-bow"), voc, nil)
 }
@@ -103,17 +112,11 @@ const overlapScale = 1e5
 func WriteReranker(dir string, words []string) error {
 	voc := vocab(words)
 	v := int64(len(voc))
-	g := &graph{inputs: textInputs}
-	g.inits = [][]byte{
-		floatTensor("E", []int64{v, v}, identity(int(v))),
-		int64Tensor("axis2", []int64{1}, []int64{2}),
+	g := maskedWords(v)
+	g.inits = append(g.inits,
 		floatTensor("one", []int64{1}, []float32{1}),
-		floatTensor("scale", []int64{1}, []float32{overlapScale}),
-	}
-	g.nodes = [][]byte{
-		node("Gather", []string{"E", "input_ids"}, []string{"X"}),
-		node("Cast", []string{"attention_mask"}, []string{"m"}, intAttr("to", tensorFloat)),
-		node("Unsqueeze", []string{"m", "axis2"}, []string{"m3"}),
+		floatTensor("scale", []int64{1}, []float32{overlapScale}))
+	g.nodes = append(g.nodes,
 		node("Cast", []string{"token_type_ids"}, []string{"t"}, intAttr("to", tensorFloat)),
 		node("Unsqueeze", []string{"t", "axis2"}, []string{"t3"}),
 		node("Sub", []string{"one", "t3"}, []string{"a3"}),
@@ -125,7 +128,7 @@ func WriteReranker(dir string, words []string) error {
 		node("Mul", []string{"q", "d"}, []string{"qd"}),
 		node("ReduceMean", []string{"qd"}, []string{"overlap"}, intsAttr("axes", 1), intAttr("keepdims", 1)),
 		node("Mul", []string{"overlap", "scale"}, []string{"logits"}),
-	}
+	)
 	g.outputs = [][]byte{valueInfo("logits", tensorFloat, dim{param: "batch"}, dim{size: 1})}
 	return writeDir(dir, "embedtest-overlap", g.model("embedtest-overlap"), voc, map[string]any{
 		"id2label": map[string]string{"0": "LABEL_0"},

@@ -64,32 +64,29 @@ func valueInfo(name string, elem int64, dims ...dim) []byte {
 	return msg{}.str(1, name).bytes(2, typ)
 }
 
-// floatTensor encodes a TensorProto with raw little-endian float32 data.
-func floatTensor(name string, dims []int64, data []float32) []byte {
+// tensor encodes a TensorProto with raw little-endian data.
+func tensor(name string, elem int64, dims []int64, raw []byte) []byte {
 	var t msg
 	for _, d := range dims {
 		t = t.varint(1, d)
 	}
-	t = t.varint(2, tensorFloat).str(8, name)
+	return t.varint(2, elem).str(8, name).bytes(9, raw)
+}
+
+func floatTensor(name string, dims []int64, data []float32) []byte {
 	raw := make([]byte, 4*len(data))
 	for i, v := range data {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
-	return t.bytes(9, raw)
+	return tensor(name, tensorFloat, dims, raw)
 }
 
-// int64Tensor encodes a TensorProto with raw little-endian int64 data.
 func int64Tensor(name string, dims []int64, data []int64) []byte {
-	var t msg
-	for _, d := range dims {
-		t = t.varint(1, d)
-	}
-	t = t.varint(2, tensorInt64).str(8, name)
 	raw := make([]byte, 8*len(data))
 	for i, v := range data {
 		binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
 	}
-	return t.bytes(9, raw)
+	return tensor(name, tensorInt64, dims, raw)
 }
 
 // attr is one node attribute (only int and ints are needed).

@@ -20,7 +20,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -91,10 +90,8 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		fmt.Fprintf(io.Err, "· knowledge base unavailable (%v); answering with the drafts tools only\n", err)
 	} else {
 		defer eng.Close()
-		ref := &vault.Refresher{Root: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs, Store: eng.Store, Embed: eng.Embedder,
-			ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap}
 		maps.Copy(tools, chat.KBTools(&chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
-			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: ref.Refresh, Confirm: confirms}))
+			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: confirms}))
 	}
 	store := prompts.Store{Dir: cfg.PromptsDir()}
 	runner := &chat.Runner{

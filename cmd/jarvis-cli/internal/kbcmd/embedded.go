@@ -39,11 +39,6 @@ func withEngine(load func() (*config.Config, error), fn func(ctx context.Context
 	}
 }
 
-func refresher(e *engine.Engine) *vault.Refresher {
-	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Store: e.Store,
-		Embed: e.Embedder, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
-}
-
 func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*config.Config, error)) {
 	var private bool
 	add := &cobra.Command{
@@ -163,7 +158,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				}
 				fmt.Fprintf(io.Err, "cleared %d note chunks\n", n)
 			}
-			res, err := refresher(e).Refresh(ctx)
+			res, err := e.Refresher().Refresh(ctx)
 			for _, w := range res.Warnings {
 				fmt.Fprintf(io.Err, "warning: %s\n", w)
 			}
@@ -195,7 +190,7 @@ func addFile(ctx context.Context, e *engine.Engine, path string, private bool) (
 	}
 	if root := e.Cfg.Vault.Path; root != "" {
 		if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			res, err := refresher(e).RefreshFile(ctx, abs)
+			res, err := e.Refresher().RefreshFile(ctx, abs)
 			if err != nil {
 				return "", err
 			}
