@@ -1,0 +1,293 @@
+// Package pdf reads PDFs through MuPDF: body text as Markdown (headings
+// from font sizes, paragraphs in reading order, page markers), the
+// reader's annotations (highlighted text recovered from the quads, typed
+// comments), embedded figures, and the metadata needed to file a paper.
+package pdf
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Rect is a box in page space (points, origin top-left, y down).
+type Rect struct{ X0, Y0, X1, Y1 float64 }
+
+// Contains reports whether the point lies inside r.
+func (r Rect) Contains(x, y float64) bool { return x >= r.X0 && x <= r.X1 && y >= r.Y0 && y <= r.Y1 }
+
+// Char is one character with its box and font size.
+type Char struct {
+	Block, Line int
+	R           rune
+	Size        float64
+	Bold        bool
+	Box         Rect
+}
+
+// Image is an embedded raster image, encoded as PNG.
+type Image struct {
+	Width, Height int
+	Box           Rect
+	PNG           []byte
+}
+
+// Annotation is one PDF annotation as stored in the file.
+type Annotation struct {
+	Kind     string // PDF subtype: Highlight, Underline, Text, FreeText, Ink, ...
+	Page     int
+	Contents string
+	Box      Rect
+	Quads    []Rect // markup annotations: the marked areas
+}
+
+// Page is one extracted page.
+type Page struct {
+	Number        int // 1-based
+	Width, Height float64
+	Chars         []Char
+	Images        []Image
+	Annotations   []Annotation
+}
+
+// Document is an extracted PDF.
+type Document struct {
+	Path   string
+	Title  string // from the document info, may be empty or junk
+	Author string
+	Pages  []Page
+}
+
+// Options choose what Read extracts beyond text and annotations.
+type Options struct {
+	Images    bool // extract raster images (for figure captions)
+	MinPixels int  // skip images smaller than this (width*height)
+}
+
+// Read extracts every page of the PDF at path. It checks ctx between pages.
+func Read(ctx context.Context, path string, opts Options) (*Document, error) {
+	const op = "pdf.Read"
+	if _, err := os.Stat(path); err != nil {
+		return nil, errs.Wrap(errs.NotFound, op, err)
+	}
+	r, msg := openRaw(path)
+	if r == nil {
+		return nil, errs.New(errs.Conversion, op, "cannot open %s: %s", path, msg)
+	}
+	defer r.close()
+	n, msg := r.pages()
+	if msg != "" {
+		return nil, errs.New(errs.Conversion, op, "cannot count pages of %s: %s", path, msg)
+	}
+	doc := &Document{Path: path, Title: strings.TrimSpace(r.meta("info:Title")), Author: strings.TrimSpace(r.meta("info:Author"))}
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, errs.Wrap(errs.Cancelled, op, err)
+		}
+		p, msg := r.page(i, opts.Images, opts.MinPixels)
+		if msg != "" {
+			return nil, errs.New(errs.Conversion, op, "page %d of %s: %s", i+1, path, msg)
+		}
+		doc.Pages = append(doc.Pages, p)
+	}
+	return doc, nil
+}
+
+// line is a run of characters on one baseline.
+type line struct {
+	page       int
+	block      int
+	text       string
+	size       float64
+	bold       bool
+	box        Rect
+	lineNo     int // MuPDF's line index inside the block
+	wordBoxes  []Rect
+	wordTexts  []string
+}
+
+// lines groups a page's characters into lines and words.
+func (p Page) lines() []line {
+	var out []line
+	var cur *line
+	var word strings.Builder
+	var wbox Rect
+	sizes := map[float64]int{}
+	bold := 0
+	flushWord := func() {
+		if word.Len() > 0 {
+			cur.wordTexts = append(cur.wordTexts, word.String())
+			cur.wordBoxes = append(cur.wordBoxes, wbox)
+			word.Reset()
+		}
+	}
+	flushLine := func() {
+		if cur == nil {
+			return
+		}
+		flushWord()
+		best, n := 0.0, -1
+		for s, c := range sizes {
+			if c > n || c == n && s > best {
+				best, n = s, c
+			}
+		}
+		cur.size = best
+		cur.bold = bold*2 > len([]rune(cur.text))
+		cur.text = strings.TrimSpace(cur.text)
+		if cur.text != "" {
+			out = append(out, *cur)
+		}
+		cur, sizes, bold = nil, map[float64]int{}, 0
+	}
+	for _, c := range p.Chars {
+		if cur == nil || c.Block != cur.block || c.Line != cur.lineNo {
+			flushLine()
+			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box}
+		}
+		cur.text += string(c.R)
+		cur.box = union(cur.box, c.Box)
+		if unicode.IsSpace(c.R) {
+			flushWord()
+			continue
+		}
+		sizes[roundSize(c.Size)]++
+		if c.Bold {
+			bold++
+		}
+		if word.Len() == 0 {
+			wbox = c.Box
+		} else {
+			wbox = union(wbox, c.Box)
+		}
+		word.WriteRune(c.R)
+	}
+	flushLine()
+	return out
+}
+
+func roundSize(s float64) float64 { return float64(int(s*2+0.5)) / 2 }
+
+func union(a, b Rect) Rect {
+	return Rect{min(a.X0, b.X0), min(a.Y0, b.Y0), max(a.X1, b.X1), max(a.Y1, b.Y1)}
+}
+
+// HasText reports whether the document has a usable text layer.
+func (d *Document) HasText() bool {
+	letters := 0
+	for _, p := range d.Pages {
+		for _, c := range p.Chars {
+			if unicode.IsLetter(c.R) {
+				letters++
+				if letters >= 20 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// PageMarker starts each page's text in the Markdown, so chunks can be
+// traced back to pages.
+func PageMarker(n int) string { return fmt.Sprintf("<!-- page %d -->", n) }
+
+// Markdown converts the body text: the most common font size is body text,
+// larger sizes become headings (the largest three distinct sizes map to
+// #, ## and ###), lines of a block join into one paragraph, and each page
+// starts with a page marker. A PDF without a text layer is a Conversion
+// error: its body cannot be indexed (its annotations still can).
+func (d *Document) Markdown() (string, error) {
+	if !d.HasText() {
+		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path),
+			"run OCR on it first (e.g. ocrmypdf); its highlights and notes are still indexed")
+	}
+	var all []line
+	bySize := map[float64]int{}
+	for _, p := range d.Pages {
+		ls := p.lines()
+		for _, l := range ls {
+			bySize[l.size] += len(l.text)
+		}
+		all = append(all, ls...)
+	}
+	body, n := 0.0, -1
+	for s, c := range bySize {
+		if c > n {
+			body, n = s, c
+		}
+	}
+	var headingSizes []float64
+	for s := range bySize {
+		if s >= body*1.15 {
+			headingSizes = append(headingSizes, s)
+		}
+	}
+	slices.SortFunc(headingSizes, func(a, b float64) int { return cmp.Compare(b, a) })
+	level := func(l line) int {
+		if len(l.text) > 150 {
+			return 0
+		}
+		for i, s := range headingSizes {
+			if l.size == s {
+				return min(i+1, 3)
+			}
+		}
+		return 0
+	}
+	var b strings.Builder
+	page, block := 0, -1
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			b.WriteString(joinLines(para) + "\n\n")
+			para = nil
+		}
+	}
+	for _, l := range all {
+		if l.page != page {
+			flush()
+			page, block = l.page, -1
+			b.WriteString(PageMarker(page) + "\n\n")
+		}
+		if lv := level(l); lv > 0 {
+			flush()
+			b.WriteString(strings.Repeat("#", lv) + " " + l.text + "\n\n")
+			block = -1
+			continue
+		}
+		if l.block != block {
+			flush()
+			block = l.block
+		}
+		para = append(para, l.text)
+	}
+	flush()
+	return strings.TrimSpace(b.String()) + "\n", nil
+}
+
+// joinLines joins a paragraph's lines, mending words hyphenated across a
+// line break.
+func joinLines(ls []string) string {
+	var b strings.Builder
+	for i, l := range ls {
+		if i > 0 {
+			prev := ls[i-1]
+			if strings.HasSuffix(prev, "-") && len(prev) > 1 && unicode.IsLetter(rune(prev[len(prev)-2])) {
+				s := b.String()
+				b.Reset()
+				b.WriteString(strings.TrimSuffix(s, "-"))
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}

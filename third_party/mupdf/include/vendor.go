@@ -1,0 +1,3 @@
+//go:build required
+
+package vendor
