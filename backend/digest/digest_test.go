@@ -255,3 +255,24 @@ func TestFormatTiersAndDedupe(t *testing.T) {
 		t.Fatal("tiers")
 	}
 }
+
+func TestParseIsTheInverseOfFormat(t *testing.T) {
+	scored := []Scored{
+		{Paper: Paper{Title: "Long Context Retrieval", Link: "https://arxiv.org/abs/2401.01234", Authors: []string{"A. One", "B. Two"}, Source: "cs.CL"}, Score: 9, Track: "retrieval", Summary: "Retrieval over long contexts.", Reason: "core topic"},
+		{Paper: Paper{Title: "Protein Language Models", Link: "https://doi.org/10.1101/2024.01.01.000001", Source: "bioRxiv:protein"}, Score: 8, Summary: "PLMs.\n\nTwo paragraphs."},
+		{Paper: Paper{Title: "Skimmable", Link: "https://arxiv.org/abs/2401.09999", Source: "cs.LG"}, Score: 5, Summary: "Meh."},
+	}
+	md := Format(time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC), time.Now(), scored, "ollama:m")
+	date, got := Parse(md + "\n### [Broken entry](https://x)\n\nno score line\n")
+	if date != "2026-12-07" || len(got) != 3 {
+		t.Fatalf("date %q, %d entries: %+v", date, len(got), got)
+	}
+	g := got[0]
+	if g.Paper.Title != "Long Context Retrieval" || g.Paper.ID != "2401.01234" || g.Score != 9 || g.Track != "retrieval" ||
+		g.Paper.Source != "cs.CL" || g.Summary != "Retrieval over long contexts." || g.Reason != "core topic" || len(g.Paper.Authors) != 2 {
+		t.Fatalf("entry 0 = %+v", g)
+	}
+	if got[1].Summary != "PLMs.\n\nTwo paragraphs." || got[1].Track != "" || got[1].Paper.Source != "bioRxiv:protein" || got[2].Score != 5 {
+		t.Fatalf("entries = %+v", got[1:])
+	}
+}

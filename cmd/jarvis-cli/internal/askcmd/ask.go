@@ -18,6 +18,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -97,7 +98,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	runner := &chat.Runner{
 		Sessions: sessions,
 		Provider: func(spec string) (llm.Provider, error) {
-			return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
+			return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile, SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
 		},
 		Tools: &chat.Toolbox{Tools: tools},
 		System: func(*chat.Session) (string, error) {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -65,7 +67,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, opts *Option
 	model := opts.LLM
 	name := cfg.Chat.Provider
 	if model == nil {
-		p, err := llm.MakeProvider(cfg, cfg.Chat.Provider, llm.Options{Getenv: opts.Getenv})
+		p, err := llm.MakeProvider(cfg, cfg.Chat.Provider, llm.Options{Getenv: opts.Getenv, ConvertPDF: ingest.ConvertFile})
 		if err != nil {
 			return err
 		}
@@ -87,6 +89,14 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, opts *Option
 		Cfg: cfg.Digest, Arxiv: arxiv, Biorxiv: biorxiv, LLM: model, ModelName: name,
 		Prompt: func() (string, error) { return store.Load(prompts.DigestScoring) },
 		Log:    func(f string, a ...any) { fmt.Fprintf(io.Err, f+"\n", a...) },
+	}
+	if eng, err := engine.Open(cfg); err != nil {
+		fmt.Fprintf(io.Err, "warning: the digest file will be written but not indexed: %v\n", err)
+	} else {
+		defer eng.Close()
+		pl.Index = &ingest.DigestIndexer{Store: eng.Store, Embed: eng.Embedder, Opts: ingest.Options{
+			ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap,
+			FigureMaxPerDoc: cfg.RAG.FigureMaxPerDoc, FigureMinPixels: cfg.RAG.FigureMinPixels}}
 	}
 	fmt.Fprintf(io.Out, "running the digest with %s\n", name)
 	out, err := pl.Run(ctx)

@@ -1,6 +1,7 @@
 package kbcmd
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,7 +17,9 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -39,18 +42,36 @@ func withEngine(load func() (*config.Config, error), fn func(ctx context.Context
 	}
 }
 
-func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*config.Config, error)) {
-	var private bool
+// AddOptions are `kb add`'s flags.
+type AddOptions struct {
+	Private             bool
+	FullText, Figures   bool
+	Title, Authors, DOI string
+	Yes                 bool
+	Model               ingest.Model // tests inject one; nil builds the configured provider
+}
+
+func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) {
+	ao := &AddOptions{}
 	add := &cobra.Command{
 		Use:   "add FILE...",
-		Short: "Add Markdown or text files (a note inside the vault is indexed exactly as vault sync would)",
-		Long: "Adds each file as a note. A file inside the configured vault keeps the vault's privacy\n" +
-			"rules; a file elsewhere is public unless --private. Re-adding a file replaces its entry.",
+		Short: "Add PDFs (as public papers) or Markdown/text files (as notes)",
+		Long: "A PDF is added as a paper: its highlights and notes first, then an LLM summary (default)\n" +
+			"or the full text (--full-text), optionally figure captions (--figures). A Markdown file\n" +
+			"inside the configured vault keeps the vault's privacy rules; one elsewhere is public unless\n" +
+			"--private. Re-adding a file replaces its entry.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
 			failed := 0
+			in := bufio.NewReader(io.In)
 			for _, arg := range args {
-				msg, err := addFile(ctx, e, arg, private)
+				var msg string
+				var err error
+				if strings.EqualFold(filepath.Ext(arg), ".pdf") {
+					msg, err = addPDF(ctx, io, in, e, arg, ao, getenv)
+				} else {
+					msg, err = addFile(ctx, e, arg, ao.Private)
+				}
 				if err != nil {
 					failed++
 					fmt.Fprintf(io.Err, "%s: %v\n", arg, err)
@@ -67,7 +88,13 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			return nil
 		}),
 	}
-	add.Flags().BoolVar(&private, "private", false, "store files from outside the vault as private")
+	add.Flags().BoolVar(&ao.Private, "private", false, "store Markdown files from outside the vault as private")
+	add.Flags().BoolVar(&ao.FullText, "full-text", false, "PDFs: store every chunk of the text instead of a summary")
+	add.Flags().BoolVar(&ao.Figures, "figures", false, "PDFs: caption embedded figures with the vision model")
+	add.Flags().StringVar(&ao.Title, "title", "", "PDFs: title (skips inference)")
+	add.Flags().StringVar(&ao.Authors, "authors", "", "PDFs: authors (skips inference)")
+	add.Flags().StringVar(&ao.DOI, "doi", "", "PDFs: DOI")
+	add.Flags().BoolVarP(&ao.Yes, "yes", "y", false, "add duplicates without asking")
 	cmd.AddCommand(add)
 
 	var n int
@@ -143,6 +170,29 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		},
 	})
 
+	cmd.AddCommand(&cobra.Command{
+		Use:   "add-digest FILE...",
+		Short: "Import digest Markdown files: the digest as a document, papers scored 8+ as summaries",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
+			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder,
+				Opts: ingest.Options{ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}}
+			for _, path := range args {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return errs.Wrap(errs.NotFound, "kb add-digest", err)
+				}
+				out, err := idx.ImportDigest(ctx, path, string(data))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(io.Out, "%s: %d summaries added, %d already stored, %d below 8 (searchable through the digest)\n",
+					path, out.Summaries, out.Skipped, out.Low)
+			}
+			return nil
+		}),
+	})
+
 	var force bool
 	indexVault := &cobra.Command{
 		Use:   "index-vault",
@@ -182,11 +232,8 @@ func addFile(ctx context.Context, e *engine.Engine, path string, private bool) (
 	}
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".md", ".markdown", ".txt":
-	case ".pdf":
-		return "", errs.WithHint(errs.New(errs.Invalid, op, "PDF ingestion is not in this build yet"),
-			"convert it to Markdown first and add the .md file")
 	default:
-		return "", errs.New(errs.Invalid, op, "unsupported file type %q (add .md or .txt)", filepath.Ext(abs))
+		return "", errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(abs))
 	}
 	if root := e.Cfg.Vault.Path; root != "" {
 		if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
@@ -239,6 +286,63 @@ func addFile(ctx context.Context, e *engine.Engine, path string, private bool) (
 		msg += "\n  warning: " + w
 	}
 	return msg, nil
+}
+
+// addPDF stages a paper, asks before adding a duplicate, then commits it in
+// one transaction (a same-source duplicate is replaced in that commit).
+func addPDF(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.Engine, path string, ao *AddOptions, getenv func(string) string) (string, error) {
+	model := ao.Model
+	if model == nil {
+		p, err := llm.MakeProvider(e.Cfg, e.Cfg.Chat.Provider, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile})
+		if err != nil && !ao.FullText {
+			return "", errs.WithHint(err, "summary mode needs a model; add --full-text to store the text without one")
+		}
+		if err == nil {
+			model = p
+		}
+	}
+	mode := ingest.Summary
+	if ao.FullText {
+		mode = ingest.FullText
+	}
+	figures := ao.Figures || e.Cfg.RAG.FigureCaptions
+	res, err := ingest.BuildPaper(ctx, ingest.Paper{Path: path, Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
+		ingest.Options{ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap, FigureMaxPerDoc: e.Cfg.RAG.FigureMaxPerDoc,
+			FigureMinPixels: e.Cfg.RAG.FigureMinPixels, Model: model})
+	if err != nil {
+		return "", err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "%s: warning: %s\n", path, w)
+	}
+	dups, err := e.Store.FindDuplicates(ctx, res.Source, res.Title)
+	if err != nil {
+		return "", err
+	}
+	var replace *kb.Filter
+	if len(dups) > 0 {
+		for _, d := range dups {
+			fmt.Fprintf(io.Err, "%s: already stored (same %s): %s\n", path, d.Reason, d.Doc.String())
+			if d.Reason == "source" {
+				replace = &kb.Filter{Source: res.Source}
+			}
+		}
+		if !ao.Yes {
+			fmt.Fprint(io.Err, "Add it anyway? A same-source entry is replaced. [y/N] ")
+			answer, _ := in.ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+				return "skipped (duplicate)", nil
+			}
+		}
+	}
+	if err := e.Store.Ingest(ctx, e.Embedder, res.Chunks, replace); err != nil {
+		return "", err
+	}
+	verb := "added"
+	if replace != nil {
+		verb = "replaced"
+	}
+	return fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures), nil
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.

@@ -158,3 +158,55 @@ func TestMissingModelNamesTheFix(t *testing.T) {
 		t.Fatalf("err = %v (hint %q)", err, errs.HintOf(err))
 	}
 }
+
+func TestAddPDFFullTextWithDuplicatePrompt(t *testing.T) {
+	cfg, _ := e2e(t)
+	// The fixture vocabulary needs the paper's words.
+	words := embedtest.Words("Sparse Attention for Long Documents Transformers compare every token with every other token which is costly",
+		"We show that sparse attention keeps accuracy while cutting memory use key idea holds window size validation sweep")
+	if err := embedtest.WriteEmbedder(cfg.RAG.EmbedModel, words); err != nil {
+		t.Fatal(err)
+	}
+	pdfPath, _ := filepath.Abs("../../../../backend/pdf/testdata/annotated.pdf")
+	out, err := run(t, cfg, "", "add", "--full-text", "--authors", "Ada Example", pdfPath)
+	if err != nil || !strings.Contains(out, `added paper "Sparse Attention for Long Documents"`) || !strings.Contains(out, "4 annotations") {
+		t.Fatalf("add pdf: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "search", "sparse attention keeps accuracy")
+	if !strings.HasPrefix(out, "1. [paper] Sparse Attention for Long Documents") || !strings.Contains(out, "[HIGHLIGHT p.1]") {
+		t.Fatalf("search:\n%s", out)
+	}
+	// A second add asks; "n" keeps the store as it was.
+	out, err = run(t, cfg, "n\n", "add", "--full-text", "--authors", "Ada Example", pdfPath)
+	if err != nil || !strings.Contains(out, "skipped (duplicate)") {
+		t.Fatalf("duplicate: %v\n%s", err, out)
+	}
+	before, _ := run(t, cfg, "", "stats")
+	out, err = run(t, cfg, "", "add", "--full-text", "--yes", "--authors", "Ada Example", pdfPath)
+	if err != nil || !strings.Contains(out, "replaced paper") {
+		t.Fatalf("replace: %v\n%s", err, out)
+	}
+	if after, _ := run(t, cfg, "", "stats"); after != before {
+		t.Fatalf("replacing changed the counts:\n%s\nvs\n%s", before, after)
+	}
+	// A scanned PDF with nothing to index is refused with a hint.
+	scan, _ := filepath.Abs("../../../../backend/pdf/testdata/scanned.pdf")
+	if _, err := run(t, cfg, "", "add", "--full-text", scan); err == nil {
+		t.Fatal("scan without annotations was added")
+	}
+}
+
+func TestAddDigest(t *testing.T) {
+	cfg, _ := e2e(t)
+	md := "# Paper Digest — 2026-12-07\n\nGenerated x\n\n## Must-Read\n\n### [Tomato Genomics](https://arxiv.org/abs/2612.00001)\n\n**Score:** 9/10 · **Source:** q-bio\n\nTomato plants genomes.\n\n## Skim\n\n### [Roses](https://arxiv.org/abs/2612.00002)\n\n**Score:** 4/10 · **Source:** q-bio\n\nPrune roses.\n"
+	path := filepath.Join(t.TempDir(), "digest-2026-12-07.md")
+	os.WriteFile(path, []byte(md), 0o644)
+	out, err := run(t, cfg, "", "add-digest", path)
+	if err != nil || !strings.Contains(out, "1 summaries added, 0 already stored, 1 below 8") {
+		t.Fatalf("add-digest: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "list", "--type", "paper,digest")
+	if !strings.Contains(out, "Tomato Genomics") || !strings.Contains(out, "Paper Digest — 2026-12-07") || strings.Contains(out, "] Roses") {
+		t.Fatalf("list:\n%s", out)
+	}
+}

@@ -42,7 +42,7 @@ func openStore(cfg *config.Config) (*kb.Store, error) {
 }
 
 // New builds the kb command group.
-func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
+func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{Use: "kb", Short: "Inspect and manage the knowledge base"}
 	withStore := func(fn func(ctx context.Context, s *kb.Store, args []string) error) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, args []string) error {
@@ -189,7 +189,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
 	setMeta.Flags().StringVar(&doi, "doi", "", "new DOI")
 	cmd.AddCommand(setMeta)
 
-	addEmbeddingCommands(cmd, io, load)
+	addEmbeddingCommands(cmd, io, load, getenv)
 	return cmd
 }
 

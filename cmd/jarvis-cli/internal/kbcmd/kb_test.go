@@ -33,7 +33,7 @@ func seed(t *testing.T) *config.Config {
 func run(t *testing.T, cfg *config.Config, stdin string, args ...string) (string, error) {
 	io, in, out, _ := iostreams.Test()
 	in.WriteString(stdin)
-	cmd := New(io, func() (*config.Config, error) { return cfg, nil })
+	cmd := New(io, func() (*config.Config, error) { return cfg, nil }, func(string) string { return "" })
 	cmd.SetArgs(args)
 	cmd.SetIn(io.In)
 	cmd.SetOut(io.Out)

@@ -8,12 +8,12 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/version"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/askcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/convertcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
-	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/pending"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/synccmd"
 )
 
@@ -51,8 +51,8 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 		c.GroupID = group
 		cmd.AddCommand(c)
 	}
-	add("kb", kbcmd.New(d.IO, d.LoadConfig))
-	add("kb", pending.New("convert-pdf", "Convert a PDF to Markdown", "issue 4 (vault sync and PDF ingestion)"))
+	add("kb", kbcmd.New(d.IO, d.LoadConfig, d.Getenv))
+	add("kb", convertcmd.New(d.IO))
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))

@@ -34,10 +34,10 @@ func TestHelpListsEveryCommandGroup(t *testing.T) {
 	}
 }
 
-func TestPendingGroupsFailClearly(t *testing.T) {
+func TestMissingInputExitsNonZero(t *testing.T) {
 	_, _, err := run(t, t.TempDir(), "convert-pdf", "x.pdf")
-	if err == nil || !strings.Contains(err.Error(), "not available") || errs.ExitCode(err) == 0 {
-		t.Fatalf("pending command must fail with a clear message: %v", err)
+	if !errs.Is(err, errs.NotFound) || errs.ExitCode(err) == 0 {
+		t.Fatalf("a missing file must fail with a clear, non-zero error: %v", err)
 	}
 }
 

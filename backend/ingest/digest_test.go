@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/embed"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+type oneReply string
+
+func (r oneReply) CompleteText(context.Context, string, int, int) (string, error) { return string(r), nil }
+
+// kbIndexer opens a store with the real embedder fixture.
+func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
+	t.Helper()
+	rt, err := embed.NewRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	dir := filepath.Join(t.TempDir(), "bow")
+	if err := embedtest.WriteEmbedder(dir, embedtest.Words(words...)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := rt.Embedder(embed.EmbedderOptions{ID: "bow", Dir: dir, Pooling: embed.PoolMean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := kb.Open(t.TempDir(), e.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &DigestIndexer{Store: s, Embed: e, Opts: Options{ChunkSize: 1024, ChunkOverlap: 100}}
+}
+
+func TestDigestPipelineIndexesTiersIntoTheStore(t *testing.T) {
+	feed, err := os.ReadFile("../digest/testdata/arxiv_page.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdfBytes, _ := os.ReadFile("../pdf/testdata/paper.pdf")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/pdf/") {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(pdfBytes)
+			return
+		}
+		w.Header().Set("Content-Type", "application/atom+xml")
+		w.Write(feed)
+	}))
+	defer srv.Close()
+	idx := kbIndexer(t, string(feed), "sparse attention keeps accuracy window size validation sweep")
+	out := t.TempDir()
+	p := &digest.Pipeline{
+		Cfg:   config.Digest{OutputDir: out, MaxResults: 10, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
+		Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 100, Retry: digest.Retry{Attempts: 1}},
+		LLM:   oneReply(`[{"id":0,"score":9,"summary":"MoE for cytometry.","reason":"methods","track":"ml"},{"id":1,"score":8,"summary":"Second paper."}]`),
+		ModelName: "ollama:test", Prompt: func() (string, error) { return "R", nil }, Index: idx,
+		Now: func() time.Time { return time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC) },
+	}
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FullText != 1 || res.Summaries != 1 || res.SummaryFallback != 0 {
+		t.Fatalf("outcome %+v", res)
+	}
+	ctx := context.Background()
+	docs, err := idx.Store.List(ctx, kb.Filter{}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byType := map[string]int{}
+	for _, d := range docs {
+		byType[d.DocType]++
+	}
+	if byType[kb.DocPaper] != 2 || byType[kb.DocDigest] != 1 {
+		t.Fatalf("documents %+v", docs)
+	}
+	var full []kb.Chunk
+	for _, d := range docs {
+		if d.DocType == kb.DocPaper {
+			if cs, _ := idx.Store.Document(ctx, kb.Filter{Source: d.Key}); len(cs) > 0 && cs[0].Meta.StorageMode == FullText {
+				full = cs
+			}
+		}
+	}
+	if err != nil || len(full) < 2 || full[0].Meta.Score == nil || *full[0].Meta.Score != 9 || full[0].Meta.Track != "ml" || full[0].Meta.FilePath != "" {
+		t.Fatalf("full-text paper %v %+v", err, full)
+	}
+	// Running the same digest again finds both papers known.
+	res, err = p.Run(ctx)
+	if err != nil || res.Skipped != 2 {
+		t.Fatalf("second run %v %+v", err, res)
+	}
+
+	// kb add-digest into a fresh store: the file's papers >= 8 become summaries.
+	md, _ := os.ReadFile(res.DigestPath)
+	fresh := kbIndexer(t, string(md))
+	imp, err := fresh.ImportDigest(ctx, res.DigestPath, string(md))
+	if err != nil || imp.Summaries != 2 || imp.Low != 0 {
+		t.Fatalf("import %v %+v", err, imp)
+	}
+	imp, err = fresh.ImportDigest(ctx, res.DigestPath, string(md))
+	if err != nil || imp.Skipped != 2 || imp.Summaries != 0 {
+		t.Fatalf("re-import %v %+v", err, imp)
+	}
+	c, _ := fresh.Store.Count(ctx)
+	if c.ByType[kb.DocDigest] == 0 || c.Documents != 3 {
+		t.Fatalf("counts after re-import (digest replaced, not doubled): %+v", c)
+	}
+}

@@ -1,0 +1,293 @@
+// Package ingest turns papers (local PDFs) into knowledge-base chunks: the
+// reader's annotations first, then the body (full text or an LLM summary),
+// then optional figure captions, all staged in memory so the caller commits
+// one document in one transaction. It also holds the metadata policy every
+// add path shares.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
+)
+
+// Storage modes.
+const (
+	FullText = "full_text"
+	Summary  = "summary"
+)
+
+// Annotation kinds stored on chunks beyond the PDF's own.
+const KindFigure = "figure"
+
+// Model is the part of an LLM provider ingestion uses; nil disables the
+// steps that need one (summary mode, metadata inference, captions).
+type Model interface {
+	Complete(ctx context.Context, messages []llm.Message, maxTokens, contextLength int) (string, error)
+	Summarize(ctx context.Context, title, text, pdfPath string, maxTokens int) (string, error)
+	DescribeImage(ctx context.Context, image []byte, context string) (string, error)
+}
+
+// Paper is one PDF to add. Title, Authors and DOI override inference.
+type Paper struct {
+	Path    string
+	Source  string // default file://<abs path>
+	Title   string
+	Authors string
+	DOI     string
+	Mode    string // FullText or Summary (default Summary, as the seed)
+	Figures *bool  // nil follows Options.FiguresDefault
+	Score   *int
+	Track   string
+}
+
+// Options are the configured limits.
+type Options struct {
+	ChunkSize, ChunkOverlap int
+	FiguresDefault          bool
+	FigureMaxPerDoc         int
+	FigureMinPixels         int
+	SummaryTokens           int
+	Model                   Model
+}
+
+// Result is a staged paper.
+type Result struct {
+	Chunks   []kb.Chunk
+	Source   string
+	Title    string
+	Authors  string
+	DOI      string
+	Marks    int
+	Figures  int
+	Warnings []string
+}
+
+// SourceFor is the source a local PDF is stored under.
+func SourceFor(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", errs.Wrap(errs.Invalid, "ingest", err)
+	}
+	return "file://" + filepath.ToSlash(abs), nil
+}
+
+// BuildPaper reads and stages a paper. Annotations come before the body, so
+// a scanned PDF still keeps its highlights: with no text layer and no
+// annotations it is a Conversion error and nothing is staged. Local PDFs are
+// always public papers.
+func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
+	const op = "ingest.Paper"
+	var res Result
+	abs, err := filepath.Abs(p.Path)
+	if err != nil {
+		return res, errs.Wrap(errs.Invalid, op, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return res, errs.Wrap(errs.NotFound, op, err)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	figures := o.FiguresDefault
+	if p.Figures != nil {
+		figures = *p.Figures
+	}
+	if figures && o.Model == nil {
+		res.Warnings = append(res.Warnings, "figure captions skipped: no model is available to describe them")
+		figures = false
+	}
+	doc, err := pdf.Read(ctx, abs, pdf.Options{Images: figures, MinPixels: o.FigureMinPixels})
+	if err != nil {
+		return res, err
+	}
+	res.Source = p.Source
+	if res.Source == "" {
+		if res.Source, err = SourceFor(abs); err != nil {
+			return res, err
+		}
+	}
+	res.Title, res.Authors, res.DOI = resolveMeta(ctx, doc, p, o.Model, &res.Warnings)
+	mode := p.Mode
+	if mode == "" {
+		mode = Summary
+	}
+	if mode != Summary && mode != FullText {
+		return res, errs.New(errs.Invalid, op, "unknown storage mode %q (summary or full_text)", mode)
+	}
+
+	base := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: res.Source, Title: res.Title, Authors: res.Authors,
+		DOI: res.DOI, Score: p.Score, Track: p.Track, StorageMode: mode, FilePath: abs, ContentHash: hash}
+	header := res.Title
+	if res.Authors != "" {
+		header += " — " + res.Authors
+	}
+	add := func(content string, m kb.Metadata) {
+		m.ChunkIndex = len(res.Chunks)
+		embed := content
+		if header != "" {
+			embed = header + "\n\n" + content
+		}
+		res.Chunks = append(res.Chunks, kb.Chunk{Content: content, EmbedText: embed, Meta: m})
+	}
+
+	for _, mk := range doc.Marks() {
+		m := base
+		m.AnnotationKind, m.Page, m.NoteText = mk.Kind, mk.Page, mk.Comment
+		add(mk.String(), m)
+		res.Marks++
+	}
+
+	md, bodyErr := doc.Markdown()
+	switch {
+	case bodyErr != nil && res.Marks == 0:
+		return res, bodyErr
+	case bodyErr != nil:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("body not indexed (%v); %d annotations kept", bodyErr, res.Marks))
+	case mode == FullText:
+		for _, c := range kb.ChunkMarkdown(md, o.ChunkSize, o.ChunkOverlap, header) {
+			m := base
+			m.Section, m.Page = c.Meta.Section, pageOf(md, c.Content)
+			c.Meta = m
+			c.Meta.ChunkIndex = len(res.Chunks)
+			c.Content, c.EmbedText = stripMarkers(c.Content), stripMarkers(c.EmbedText)
+			if strings.TrimSpace(c.Content) == "" {
+				continue
+			}
+			res.Chunks = append(res.Chunks, c)
+		}
+	default:
+		if o.Model == nil {
+			return res, errs.WithHint(errs.New(errs.LLM, op, "summary mode needs a model"), "use full-text mode, or configure a provider")
+		}
+		summary, err := o.Model.Summarize(ctx, res.Title, stripMarkers(md), "", max(o.SummaryTokens, 1500))
+		if err != nil {
+			return res, errs.Wrap(errs.LLM, op, err)
+		}
+		for _, part := range kb.SplitSize(summary, o.ChunkSize, o.ChunkOverlap) {
+			add(part, base)
+		}
+	}
+
+	if figures {
+		for _, f := range doc.Figures(o.FigureMaxPerDoc) {
+			if err := ctx.Err(); err != nil {
+				return res, errs.Wrap(errs.Cancelled, op, err)
+			}
+			caption, err := o.Model.DescribeImage(ctx, f.PNG, res.Title)
+			if err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("figure on p.%d not captioned: %v", f.Page, err))
+				continue
+			}
+			m := base
+			m.AnnotationKind, m.Page = KindFigure, f.Page
+			add(fmt.Sprintf("[FIGURE p.%d] %s", f.Page, strings.TrimSpace(caption)), m)
+			res.Figures++
+		}
+	}
+	if len(res.Chunks) == 0 {
+		return res, errs.New(errs.Conversion, op, "%s produced no text to index", p.Path)
+	}
+	return res, nil
+}
+
+// pageOf finds the page a chunk starts on from the page markers before it.
+func pageOf(md, content string) int {
+	probe := stripMarkers(content)
+	if len(probe) > 60 {
+		probe = probe[:60]
+	}
+	at := strings.Index(md, strings.TrimSpace(probe))
+	if at < 0 {
+		at = len(md)
+	}
+	page := 1
+	for n := 1; ; n++ {
+		i := strings.Index(md, pdf.PageMarker(n))
+		if i < 0 || i > at {
+			break
+		}
+		page = n
+	}
+	return page
+}
+
+func stripMarkers(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "<!-- page ") && strings.HasSuffix(l, " -->") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// resolveMeta applies the metadata policy: explicit values win, then what
+// the file says (DOI from the text, title/authors from the info), then one
+// small LLM call for whatever title/authors are still missing. A failed
+// call only leaves them empty, with a warning.
+func resolveMeta(ctx context.Context, doc *pdf.Document, p Paper, model Model, warnings *[]string) (title, authors, doi string) {
+	title, authors, doi = p.Title, p.Authors, p.DOI
+	if title != "" && authors != "" && doi != "" {
+		return
+	}
+	g := doc.Guess()
+	doi = firstNonEmpty(doi, g.DOI)
+	if title != "" && authors != "" || model == nil {
+		return firstNonEmpty(title, g.Title), firstNonEmpty(authors, g.Authors), doi
+	}
+	if g.Title != "" && g.Authors != "" {
+		return firstNonEmpty(title, g.Title), firstNonEmpty(authors, g.Authors), doi
+	}
+	prompt := "Below is the first page of a research paper. Reply with JSON only: {\"title\": \"...\", \"authors\": \"A. One; B. Two\"}. Use empty strings for what the page does not show.\n\n" + trim(g.FirstPage, 4000)
+	reply, err := model.Complete(ctx, []llm.Message{llm.Text(llm.RoleUser, prompt)}, 300, 0)
+	var got struct{ Title, Authors string }
+	if err == nil {
+		if i, j := strings.Index(reply, "{"), strings.LastIndex(reply, "}"); i >= 0 && j > i {
+			err = json.Unmarshal([]byte(reply[i:j+1]), &got)
+		} else {
+			err = fmt.Errorf("no JSON in the reply")
+		}
+	}
+	if err != nil {
+		*warnings = append(*warnings, "title/authors inference failed: "+err.Error())
+	}
+	return firstNonEmpty(title, got.Title, g.Title), firstNonEmpty(authors, got.Authors, g.Authors), doi
+}
+
+func trim(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// ConvertFile is pdf -> Markdown for callers that only want text (the LLM
+// summariser's local conversion, jarvis-cli convert-pdf).
+func ConvertFile(path string) (string, error) {
+	doc, err := pdf.Read(context.Background(), path, pdf.Options{})
+	if err != nil {
+		return "", err
+	}
+	return doc.Markdown()
+}
