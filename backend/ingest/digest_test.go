@@ -19,7 +19,9 @@ import (
 
 type oneReply string
 
-func (r oneReply) CompleteText(context.Context, string, int, int) (string, error) { return string(r), nil }
+func (r oneReply) CompleteText(context.Context, string, int, int) (string, error) {
+	return string(r), nil
+}
 
 // kbIndexer opens a store with the real embedder fixture.
 func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
@@ -64,9 +66,9 @@ func TestDigestPipelineIndexesTiersIntoTheStore(t *testing.T) {
 	idx := kbIndexer(t, string(feed), "sparse attention keeps accuracy window size validation sweep")
 	out := t.TempDir()
 	p := &digest.Pipeline{
-		Cfg:   config.Digest{OutputDir: out, MaxResults: 10, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
-		Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 100, Retry: digest.Retry{Attempts: 1}},
-		LLM:   oneReply(`[{"id":0,"score":9,"summary":"MoE for cytometry.","reason":"methods","track":"ml"},{"id":1,"score":8,"summary":"Second paper."}]`),
+		Cfg:       config.Digest{OutputDir: out, MaxResults: 10, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
+		Arxiv:     &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 100, Retry: digest.Retry{Attempts: 1}},
+		LLM:       oneReply(`[{"id":0,"score":9,"summary":"MoE for cytometry.","reason":"methods","track":"ml"},{"id":1,"score":8,"summary":"Second paper."}]`),
 		ModelName: "ollama:test", Prompt: func() (string, error) { return "R", nil }, Index: idx,
 		Now: func() time.Time { return time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC) },
 	}

@@ -101,15 +101,15 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 
 // line is a run of characters on one baseline.
 type line struct {
-	page       int
-	block      int
-	text       string
-	size       float64
-	bold       bool
-	box        Rect
-	lineNo     int // MuPDF's line index inside the block
-	wordBoxes  []Rect
-	wordTexts  []string
+	page      int
+	block     int
+	text      string
+	size      float64
+	bold      bool
+	box       Rect
+	lineNo    int // MuPDF's line index inside the block
+	wordBoxes []Rect
+	wordTexts []string
 }
 
 // lines groups a page's characters into lines and words.
