@@ -8,11 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/digest"
-	"github.com/jarvis-kb/jarvis/backend/engine"
-	"github.com/jarvis-kb/jarvis/backend/ingest"
-	"github.com/jarvis-kb/jarvis/backend/llm"
-	"github.com/jarvis-kb/jarvis/backend/prompts"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -28,13 +25,6 @@ type Options struct {
 	Biorxiv *digest.Biorxiv
 	LLM     digest.Completer
 	Getenv  func(string) string
-}
-
-// completer adapts an llm.Provider to the digest's one-prompt interface.
-type completer struct{ p llm.Provider }
-
-func (c completer) CompleteText(ctx context.Context, prompt string, maxTokens, contextLength int) (string, error) {
-	return c.p.Complete(ctx, []llm.Message{llm.Text(llm.RoleUser, prompt)}, maxTokens, contextLength)
 }
 
 // New builds the digest command group.
@@ -63,43 +53,9 @@ func New(io *iostreams.IO, load func() (*config.Config, error), opts *Options) *
 
 // Run performs one digest with the configured provider.
 func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, opts *Options) error {
-	store := prompts.Store{Dir: cfg.PromptsDir()}
-	model := opts.LLM
-	name := cfg.Chat.Provider
-	if model == nil {
-		p, err := llm.MakeProvider(cfg, cfg.Chat.Provider, llm.Options{Getenv: opts.Getenv, ConvertPDF: ingest.ConvertFile})
-		if err != nil {
-			return err
-		}
-		if o, ok := p.(*llm.Ollama); ok {
-			if err := o.Health(ctx); err != nil {
-				return err
-			}
-		}
-		model, name = completer{p}, p.Name()+":"+p.Model()
-	}
-	arxiv, biorxiv := opts.Arxiv, opts.Biorxiv
-	if arxiv == nil {
-		arxiv = digest.NewArxiv()
-	}
-	if biorxiv == nil {
-		biorxiv = digest.NewBiorxiv()
-	}
-	pl := &digest.Pipeline{
-		Cfg: cfg.Digest, Arxiv: arxiv, Biorxiv: biorxiv, LLM: model, ModelName: name,
-		Prompt: func() (string, error) { return store.Load(prompts.DigestScoring) },
-		Log:    func(f string, a ...any) { fmt.Fprintf(io.Err, f+"\n", a...) },
-	}
-	if eng, err := engine.Open(cfg); err != nil {
-		fmt.Fprintf(io.Err, "warning: the digest file will be written but not indexed: %v\n", err)
-	} else {
-		defer eng.Close()
-		pl.Index = &ingest.DigestIndexer{Store: eng.Store, Embed: eng.Embedder, Opts: ingest.Options{
-			ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap,
-			FigureMaxPerDoc: cfg.RAG.FigureMaxPerDoc, FigureMinPixels: cfg.RAG.FigureMinPixels}}
-	}
-	fmt.Fprintf(io.Out, "running the digest with %s\n", name)
-	out, err := pl.Run(ctx)
+	svc := &daemon.Services{Cfg: cfg, Getenv: opts.Getenv}
+	defer svc.Close()
+	out, err := svc.RunDigest(ctx, daemon.DigestOptions{Arxiv: opts.Arxiv, Biorxiv: opts.Biorxiv, LLM: opts.LLM, Out: io.Out})
 	if err != nil {
 		return err
 	}

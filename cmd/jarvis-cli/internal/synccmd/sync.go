@@ -3,7 +3,6 @@
 package synccmd
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -17,11 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
-	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -57,23 +55,9 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			for _, w := range cfg.Warnings {
 				logf("%s", w)
 			}
-			work := jsync.Work{
-				RunDigest: func(ctx context.Context) error {
-					return digestcmd.Run(ctx, &iostreams.IO{In: io.In, Out: logFile, Err: logFile}, cfg, &digestcmd.Options{Getenv: getenv})
-				},
-				PruneDrafts: func(context.Context) error {
-					ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
-					if err != nil {
-						return err
-					}
-					removed, err := ws.Prune(cfg.Drafts.RetentionDays)
-					if len(removed) > 0 {
-						logf("draft_gc: removed %s", strings.Join(removed, ", "))
-					}
-					return err
-				},
-			}
-			jobs, disabled, err := jsync.BuildJobs(cfg, work, time.Now)
+			svc := &daemon.Services{Cfg: cfg, Getenv: getenv, Log: logf}
+			defer svc.Close()
+			jobs, disabled, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
 			if err != nil {
 				logf("fatal: %v", err)
 				return err

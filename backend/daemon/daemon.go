@@ -1,0 +1,230 @@
+// Package daemon wires the background jobs to the real work: vault refresh,
+// PDF inbox, the paper digest and draft retention. jarvis-cli sync and the
+// desktop app's tray process both run the scheduler with these jobs, so the
+// two cannot drift apart.
+package daemon
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	gosync "sync"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/prompts"
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+)
+
+// InboxSettle is how long an inbox file must hold still before it is read.
+const InboxSettle = 2 * time.Second
+
+// Services holds what the jobs share. The knowledge base is opened on first
+// use and kept; a failure to open it (models missing) fails that job run
+// with the reason and is retried on the next one.
+type Services struct {
+	Cfg    *config.Config
+	Getenv func(string) string
+	Log    func(format string, args ...any)
+	Settle time.Duration // inbox settle wait; 0 means InboxSettle
+
+	mu  gosync.Mutex
+	eng *engine.Engine
+}
+
+// Engine returns the shared knowledge base, opening it if needed.
+func (s *Services) Engine() (*engine.Engine, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng != nil {
+		return s.eng, nil
+	}
+	e, err := engine.Open(s.Cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.eng = e
+	return e, nil
+}
+
+// Close releases the knowledge base.
+func (s *Services) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng == nil {
+		return nil
+	}
+	err := s.eng.Close()
+	s.eng = nil
+	return err
+}
+
+func (s *Services) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.Log(format, args...)
+	}
+}
+
+// ingestOptions are the configured ingest limits with model for metadata
+// and captions.
+func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
+	r := s.Cfg.RAG
+	return ingest.Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
+		FigureMaxPerDoc: r.FigureMaxPerDoc, FigureMinPixels: r.FigureMinPixels, Model: model}
+}
+
+// Provider builds the configured chat provider (for digest scoring,
+// metadata inference and captions).
+func (s *Services) Provider() (llm.Provider, error) {
+	store := prompts.Store{Dir: s.Cfg.PromptsDir()}
+	return llm.MakeProvider(s.Cfg, s.Cfg.Chat.Provider, llm.Options{Getenv: s.Getenv, ConvertPDF: ingest.ConvertFile,
+		SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
+}
+
+// RefreshVault syncs the vault.
+func (s *Services) RefreshVault(ctx context.Context) error {
+	e, err := s.Engine()
+	if err != nil {
+		return err
+	}
+	res, err := e.Refresher().Refresh(ctx)
+	for _, w := range res.Warnings {
+		s.logf("vault_refresh: warning: %s", w)
+	}
+	if err == nil {
+		s.logf("vault_refresh: %d added, %d updated, %d deleted, %d reclassified", res.Added, res.Updated, res.Deleted, res.Reclassified)
+	}
+	return err
+}
+
+// ScanInbox ingests new and changed PDFs from the watch folder.
+func (s *Services) ScanInbox(ctx context.Context) error {
+	e, err := s.Engine()
+	if err != nil {
+		return err
+	}
+	var model ingest.Model
+	if p, err := s.Provider(); err == nil {
+		model = p
+		s.logf("pdf_scan: metadata inference with %s:%s", p.Name(), p.Model())
+	} else {
+		s.logf("pdf_scan: no provider for metadata inference: %v", err)
+	}
+	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(model),
+		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
+	res, err := in.Scan(ctx)
+	if err != nil {
+		return err
+	}
+	s.logf("pdf_scan: %s", res)
+	if res.Failed > 0 {
+		return fmt.Errorf("%d inbox file(s) failed: %s", res.Failed, strings.Join(res.Errors, "; "))
+	}
+	return nil
+}
+
+// PruneDrafts applies draft retention.
+func (s *Services) PruneDrafts(context.Context) error {
+	ws, err := drafts.New(s.Cfg.Drafts.Dir, s.Cfg.Drafts.Extensions, s.Cfg.Drafts.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	removed, err := ws.Prune(s.Cfg.Drafts.RetentionDays)
+	if len(removed) > 0 {
+		s.logf("draft_gc: removed %s", strings.Join(removed, ", "))
+	}
+	return err
+}
+
+// DigestOptions let tests point the digest at fake services.
+type DigestOptions struct {
+	Arxiv   *digest.Arxiv
+	Biorxiv *digest.Biorxiv
+	LLM     digest.Completer
+	Out     io.Writer // progress lines; nil discards
+}
+
+// completer adapts an llm.Provider to the digest's one-prompt interface.
+type completer struct{ p llm.Provider }
+
+func (c completer) CompleteText(ctx context.Context, prompt string, maxTokens, contextLength int) (string, error) {
+	return c.p.Complete(ctx, []llm.Message{llm.Text(llm.RoleUser, prompt)}, maxTokens, contextLength)
+}
+
+// RunDigest fetches, scores, writes and indexes one digest. When the
+// knowledge base cannot be opened the digest file is still written.
+func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outcome, error) {
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	store := prompts.Store{Dir: s.Cfg.PromptsDir()}
+	model, name := o.LLM, s.Cfg.Chat.Provider
+	if model == nil {
+		p, err := s.Provider()
+		if err != nil {
+			return digest.Outcome{}, err
+		}
+		if ol, ok := p.(*llm.Ollama); ok {
+			if err := ol.Health(ctx); err != nil {
+				return digest.Outcome{}, err
+			}
+		}
+		model, name = completer{p}, p.Name()+":"+p.Model()
+	}
+	arxiv, biorxiv := o.Arxiv, o.Biorxiv
+	if arxiv == nil {
+		arxiv = digest.NewArxiv()
+	}
+	if biorxiv == nil {
+		biorxiv = digest.NewBiorxiv()
+	}
+	pl := &digest.Pipeline{
+		Cfg: s.Cfg.Digest, Arxiv: arxiv, Biorxiv: biorxiv, LLM: model, ModelName: name,
+		Prompt: func() (string, error) { return store.Load(prompts.DigestScoring) },
+		Log:    func(f string, a ...any) { fmt.Fprintf(out, f+"\n", a...) },
+	}
+	if e, err := s.Engine(); err != nil {
+		fmt.Fprintf(out, "warning: the digest file will be written but not indexed: %v\n", err)
+	} else {
+		pl.Index = &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(nil)}
+	}
+	fmt.Fprintf(out, "running the digest with %s\n", name)
+	s.logf("digest: scoring with %s", name)
+	return pl.Run(ctx)
+}
+
+// Work is the scheduler's job bodies.
+func (s *Services) Work() jsync.Work {
+	return jsync.Work{
+		RefreshVault: s.RefreshVault,
+		ScanInbox:    s.ScanInbox,
+		RunDigest: func(ctx context.Context) error {
+			res, err := s.RunDigest(ctx, DigestOptions{Out: logWriter{s.logf}})
+			if err == nil {
+				s.logf("digest: %s; %d full text, %d summary fallback, %d summaries, %d known", res.DigestPath, res.FullText, res.SummaryFallback, res.Summaries, res.Skipped)
+			}
+			return err
+		},
+		PruneDrafts: s.PruneDrafts,
+	}
+}
+
+// logWriter turns written lines into log calls.
+type logWriter struct{ logf func(string, ...any) }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if l != "" {
+			w.logf("%s", l)
+		}
+	}
+	return len(b), nil
+}

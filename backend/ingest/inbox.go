@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// Inbox ingests the PDFs dropped into a watch folder. It is an inbox, not a
+// mirror: removing a file never removes its entry.
+type Inbox struct {
+	Dir   string
+	Store *kb.Store
+	Embed kb.Embedder
+	Opts  Options
+	// Settle is how long a file's size and mtime must hold still before it
+	// is read; a file still being written is left for the next scan.
+	Settle time.Duration
+	Sleep  func(context.Context, time.Duration) error // nil: time-based sleep
+	Log    func(format string, args ...any)
+}
+
+// InboxResult counts one scan.
+type InboxResult struct {
+	Added, Replaced, Unchanged, Waiting, Failed int
+	Errors                                      []string
+}
+
+func (r InboxResult) String() string {
+	return fmt.Sprintf("%d added, %d replaced, %d unchanged, %d still being written, %d failed",
+		r.Added, r.Replaced, r.Unchanged, r.Waiting, r.Failed)
+}
+
+// skipName reports files that are not finished papers: hidden files, Office
+// lock files and iCloud placeholders.
+func skipName(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "~$") || strings.HasSuffix(name, ".icloud") ||
+		!strings.EqualFold(filepath.Ext(name), ".pdf")
+}
+
+// Scan lists the inbox and ingests new and changed PDFs, one at a time, each
+// in its own commit; one bad file is counted and the scan goes on. A
+// missing inbox is an error: creating it would hide a typo.
+func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
+	const op = "ingest.Inbox"
+	var res InboxResult
+	st, err := os.Stat(in.Dir)
+	if err != nil || !st.IsDir() {
+		return res, errs.New(errs.NotFound, op, "PDF inbox %s does not exist (sync.pdf_watch_dir)", in.Dir)
+	}
+	var files []string
+	err = filepath.WalkDir(in.Dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != in.Dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !skipName(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, errs.Wrap(errs.Internal, op, err)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return res, nil
+	}
+	// One settle wait for the whole batch: stat, wait, stat again.
+	before := map[string]os.FileInfo{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			before[f] = fi
+		}
+	}
+	if err := in.sleep(ctx, in.Settle); err != nil {
+		return res, errs.Wrap(errs.Cancelled, op, err)
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return res, errs.Wrap(errs.Cancelled, op, err)
+		}
+		fi, err := os.Stat(f)
+		b, ok := before[f]
+		if err != nil || !ok || fi.Size() != b.Size() || !fi.ModTime().Equal(b.ModTime()) || fi.Size() == 0 {
+			res.Waiting++
+			continue
+		}
+		outcome, err := in.one(ctx, f)
+		if err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return res, err
+			}
+			res.Failed++
+			res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", filepath.Base(f), err))
+			in.logf("inbox: %s failed: %v", f, err)
+			continue
+		}
+		switch outcome {
+		case "added":
+			res.Added++
+		case "replaced":
+			res.Replaced++
+		default:
+			res.Unchanged++
+		}
+	}
+	return res, nil
+}
+
+// one ingests a file unless the stored entry has the same bytes.
+func (in *Inbox) one(ctx context.Context, path string) (string, error) {
+	source, err := SourceFor(path)
+	if err != nil {
+		return "", err
+	}
+	hash, err := hashFile(path)
+	if err != nil {
+		return "", errs.Wrap(errs.NotFound, "ingest.Inbox", err)
+	}
+	stored, err := in.Store.Document(ctx, kb.Filter{Source: source})
+	if err != nil {
+		return "", err
+	}
+	if len(stored) > 0 && stored[0].Meta.ContentHash == hash {
+		return "unchanged", nil // zero LLM calls, zero embedding
+	}
+	res, err := BuildPaper(ctx, Paper{Path: path, Source: source, Mode: FullText}, in.Opts)
+	if err != nil {
+		return "", err
+	}
+	if err := in.Store.Ingest(ctx, in.Embed, res.Chunks, &kb.Filter{Source: source}); err != nil {
+		return "", err
+	}
+	in.logf("inbox: indexed %q by %q (doi %q) from %s: %d chunks", res.Title, res.Authors, res.DOI, filepath.Base(path), len(res.Chunks))
+	if len(stored) > 0 {
+		return "replaced", nil
+	}
+	return "added", nil
+}
+
+func (in *Inbox) sleep(ctx context.Context, d time.Duration) error {
+	if in.Sleep != nil {
+		return in.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (in *Inbox) logf(format string, args ...any) {
+	if in.Log != nil {
+		in.Log(format, args...)
+	}
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
