@@ -143,6 +143,7 @@ func KBTools(k *KB) map[string]Tool {
 				return "Understood. Answer from general knowledge and tell the user the answer is not from their knowledge base.", "answering from general knowledge", nil
 			}},
 	}
+	tools["search_chat_history"] = HistoryTool(k)
 	if k.Refresh != nil {
 		tools["index_vault"] = Tool{Def: llm.Tool{Name: "index_vault", Description: "Sync the Obsidian vault into the knowledge base now.", Parameters: schema(nil, map[string]string{})},
 			Run: func(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +12,11 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -357,3 +361,105 @@ func TestCloudReplySaysHowManyWereWithheld(t *testing.T) {
 		t.Fatalf("reply %q private %v", last, s.Private)
 	}
 }
+
+func TestChatHistoryIsIndexedSearchedAndFollowsPrivacy(t *testing.T) {
+	f := newKB(t)
+	h := &HistoryIndexer{Store: f.eng.Store, Embed: f.eng.Embedder}
+	reply := "Tomato plants need deep watering."
+	r, a := newRunner(t, func(context.Context, llm.TurnRequest) (llm.TurnResult, error) {
+		return llm.TurnResult{Reply: reply}, nil
+	})
+	r.History, r.Tools = h, f.tools
+	done, _ := r.Start(context.Background(), a, "how should I water tomato seedlings?", func(Event) {})
+	<-done
+	if a.IndexedExchanges != 1 {
+		t.Fatalf("indexed %d", a.IndexedExchanges)
+	}
+	saved, _ := r.Sessions.Load(a.ID)
+	if saved.IndexedExchanges != 1 {
+		t.Fatal("the indexed count was not saved")
+	}
+	ctx, _, _ := turnCtx()
+	b := &Session{ID: "b", Provider: "ollama", Model: "m"}
+	out, err := f.tools.Dispatch(ctx, b, call("search_chat_history", map[string]any{"query": "watering tomato seedlings"}), func(Event) {})
+	if err != nil || !strings.Contains(out.Content, "[source: chat:"+a.ID+"]") || !strings.Contains(out.Content, "deep watering") {
+		t.Fatalf("%v\n%s", err, out.Content)
+	}
+	// The running session never finds itself.
+	out, _ = f.tools.Dispatch(ctx, a, call("search_chat_history", map[string]any{"query": "watering tomato seedlings"}), func(Event) {})
+	if strings.Contains(out.Content, "chat:"+a.ID) {
+		t.Fatalf("own session returned:\n%s", out.Content)
+	}
+	// Once the session is private its chunks are too: a cloud model is stopped.
+	a.MarkPrivate()
+	if err := h.Index(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tools.Dispatch(ctx, cloud, call("search_chat_history", map[string]any{"query": "seedlings watering"}), func(Event) {}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("private history to cloud: %v", err)
+	}
+	if err := h.Forget(context.Background(), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.eng.Store.Count(context.Background()); c.ByType[kb.DocChat] != 0 {
+		t.Fatalf("forgotten session still indexed: %+v", c.ByType)
+	}
+}
+
+func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
+	f := newKB(t)
+	feed, _ := os.ReadFile("../digest/testdata/arxiv_page.xml")
+	pdfBytes, _ := os.ReadFile("../pdf/testdata/annotated.pdf")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/pdf/") {
+			w.Write(pdfBytes)
+			return
+		}
+		w.Write(feed)
+	}))
+	defer srv.Close()
+	papers := &Papers{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 10, Retry: digest.Retry{Attempts: 1}},
+		Options: ingest.Options{ChunkSize: 1024}}
+	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, papers)
+	ctx, l, _ := turnCtx()
+	local, _ := filepath.Abs("../pdf/testdata/annotated.pdf")
+	add := func(args map[string]any) llm.ToolOutcome {
+		t.Helper()
+		out, err := f.tools.Dispatch(ctx, local2, call("add_document", args), func(Event) {})
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		return out
+	}
+	out := add(map[string]any{"source": local, "mode": "full_text", "authors": "Ada Example"})
+	if out.IsError || !strings.Contains(out.Content, `Added "Sparse Attention for Long Documents" (full_text`) || !strings.Contains(out.Content, "4 annotations") {
+		t.Fatalf("local add: %+v", out)
+	}
+	count := func() int { c, _ := f.eng.Store.Count(context.Background()); return c.Chunks }
+	n := count()
+	out = add(map[string]any{"source": local, "mode": "full_text", "authors": "Ada Example"})
+	if !strings.Contains(out.Content, "allow_duplicate=true") || count() != n {
+		t.Fatalf("duplicate: %+v (chunks %d -> %d)", out, n, count())
+	}
+	out = add(map[string]any{"source": local, "mode": "full_text", "authors": "Ada Example", "allow_duplicate": true})
+	if out.IsError || count() != n {
+		t.Fatalf("replace: %+v (chunks %d -> %d)", out, n, count())
+	}
+	// arXiv: metadata from the API, PDF downloaded, filed under the abs link.
+	out = add(map[string]any{"source": "https://arxiv.org/abs/2611.01234", "mode": "full_text"})
+	if out.IsError || !strings.Contains(out.Content, "[source: http") || !strings.Contains(out.Content, "Cytometry") {
+		t.Fatalf("arxiv add: %+v", out)
+	}
+	if len(l.evidence) == 0 {
+		t.Fatal("an added paper may be cited in the reply")
+	}
+	// Summary mode without a model, and a relative path, are recoverable errors.
+	if out = add(map[string]any{"source": local}); !out.IsError {
+		t.Fatalf("summary without a model: %+v", out)
+	}
+	if out = add(map[string]any{"source": "paper.pdf", "mode": "full_text"}); !out.IsError || !strings.Contains(out.Content, "Hint:") {
+		t.Fatalf("relative path: %+v", out)
+	}
+}
+
+var local2 = &Session{ID: "l2", Provider: "ollama", Model: "m"}

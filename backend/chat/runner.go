@@ -45,19 +45,28 @@ type Runner struct {
 	System   func(s *Session) (string, error) // fresh each turn
 	Redact   func(string) string
 	MaxIter  int
+	// CompactAfter and CompactKeep are [chat] compact_after_tokens and
+	// compact_keep_exchanges; CompactAfter 0 turns compaction off.
+	CompactAfter, CompactKeep int
+	// History indexes finished exchanges for search_chat_history (nil: off).
+	History *HistoryIndexer
 
 	mu    gosync.Mutex
 	turns map[string]*turn
 }
 
 type turn struct {
-	cancel  context.CancelFunc
-	done    chan struct{}
-	ledger  *Ledger
-	commit  gosync.Mutex // decides reply-vs-rollback races
-	stopped bool
-	emit    func(Event)
-	id      string
+	cancel context.CancelFunc
+	done   chan struct{}
+	ledger *Ledger
+	// base replaces the session's transcript at commit when the turn
+	// compacted it first (nil: no compaction).
+	base       []llm.Message
+	baseStarts []int
+	commit     gosync.Mutex // decides reply-vs-rollback races
+	stopped    bool
+	emit       func(Event)
+	id         string
 
 	sendMu gosync.Mutex // the worker and Stop both emit; seq stays ordered
 	seq    int
@@ -118,12 +127,29 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 	r.mu.Unlock()
 
 	// The worker sees a copy; the session changes only at commit.
-	history := append(append([]llm.Message(nil), s.Messages...), llm.Text(llm.RoleUser, message))
+	prior := append([]llm.Message(nil), s.Messages...)
+	starts := append([]int(nil), s.TurnStarts...)
 	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
 	t.ledger = ledger
 	go func() {
 		defer close(t.done)
 		defer cancel()
+		if compactCut(prior, starts, r.CompactAfter, r.CompactKeep) >= 0 {
+			// A second model call before the turn's own: say so, or the pause
+			// looks like a hang. Stopping here leaves the session uncompacted.
+			t.send(EventStatus, "compacting", nil)
+			msgs, st, err := Compact(ctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
+			switch {
+			case errs.Is(err, errs.Cancelled):
+				r.finish(t, s, message, llm.TurnResult{}, err, provider.PopUsage(), "")
+				return
+			case err != nil:
+				t.send(EventStatus, "compaction failed; continuing with the full history: "+r.redact(err.Error()), nil)
+			default:
+				prior, t.base, t.baseStarts = msgs, msgs, st
+			}
+		}
+		history := append(prior, llm.Text(llm.RoleUser, message))
 		t.send(EventStatus, "thinking", nil)
 		res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
 			System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
@@ -159,6 +185,9 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 	now := time.Now().UTC()
 	switch {
 	case err == nil:
+		if t.base != nil {
+			s.Messages, s.TurnStarts = t.base, t.baseStarts
+		}
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
 		// Only evidence retrieved in this turn may be cited; the rest is cut.
@@ -170,6 +199,12 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: reply, Citations: citations, At: now})
+		if r.History != nil {
+			// The turn's context is done; indexing must not be cut short by it.
+			if herr := r.History.Index(context.Background(), s); herr != nil {
+				t.send(EventStatus, "this exchange was not indexed for later search: "+r.redact(herr.Error()), nil)
+			}
+		}
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -87,12 +88,21 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	}}
 	tools := chat.DraftTools(agent)
 	confirms := &chat.Confirmations{}
+	var history *chat.HistoryIndexer
 	if eng, err := engine.Open(cfg); err != nil {
 		fmt.Fprintf(io.Err, "· knowledge base unavailable (%v); answering with the drafts tools only\n", err)
 	} else {
 		defer eng.Close()
-		maps.Copy(tools, chat.KBTools(&chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
-			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: confirms}))
+		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder}
+		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
+			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: confirms}
+		maps.Copy(tools, chat.KBTools(k))
+		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: digest.NewArxiv(),
+			Options: ingest.Options{ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap, FiguresDefault: cfg.RAG.FigureCaptions,
+				FigureMaxPerDoc: cfg.RAG.FigureMaxPerDoc, FigureMinPixels: cfg.RAG.FigureMinPixels},
+			Model: func(s *chat.Session) (ingest.Model, error) {
+				return llm.MakeProvider(cfg, s.ModelSpec(), llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile})
+			}})
 	}
 	store := prompts.Store{Dir: cfg.PromptsDir()}
 	runner := &chat.Runner{
@@ -111,8 +121,11 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 			}
 			return text, nil
 		},
-		Redact:  llm.Redactor(llm.Secrets(cfg, getenv)).Redact,
-		MaxIter: cfg.Chat.MaxIterations,
+		Redact:       llm.Redactor(llm.Secrets(cfg, getenv)).Redact,
+		MaxIter:      cfg.Chat.MaxIterations,
+		CompactAfter: cfg.Chat.CompactAfterTokens,
+		CompactKeep:  cfg.Chat.CompactKeepExchanges,
+		History:      history,
 	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)

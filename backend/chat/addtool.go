@@ -1,0 +1,158 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// Papers is what add_document needs beyond the KB.
+type Papers struct {
+	Arxiv   *digest.Arxiv
+	Options ingest.Options                         // chunking and figure limits; Model is set per call
+	Model   func(s *Session) (ingest.Model, error) // the session's own provider
+}
+
+// AddDocumentTool is add_document: an arXiv paper (URL or id) or a local
+// PDF, always public, as a summary (default) or full text. A duplicate (same
+// source or title) returns a question for the user unless allow_duplicate;
+// a same-source re-add then replaces the old entry in the same commit.
+func AddDocumentTool(k *KB, p *Papers) Tool {
+	return Tool{
+		Def: llm.Tool{Name: "add_document", Description: "Add a paper to the knowledge base: an arXiv URL/id or a local PDF path.",
+			Parameters: schema([]string{"source"}, map[string]string{"source": "arXiv URL or id, or absolute path of a local PDF",
+				"mode": "summary (default) or full_text", "with_figures": "true to caption figures", "allow_duplicate": "true only after the user agreed to re-add",
+				"title": "title override", "authors": "authors override", "doi": "DOI override"})},
+		Run: func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+			return addDocument(ctx, k, p, s, args)
+		},
+	}
+}
+
+func boolArg(args map[string]any, key string) bool {
+	switch v := args[key].(type) {
+	case bool:
+		return v
+	case string:
+		return strings.EqualFold(v, "true") || v == "1"
+	}
+	return false
+}
+
+func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[string]any) (string, string, error) {
+	const op = "add_document"
+	src := strings.TrimSpace(str(args, "source"))
+	if src == "" {
+		return "", "", errs.New(errs.Invalid, op, "source is empty")
+	}
+	mode := str(args, "mode")
+	if mode == "" {
+		mode = ingest.Summary
+	}
+	paper := ingest.Paper{Mode: mode, Title: str(args, "title"), Authors: str(args, "authors"), DOI: str(args, "doi")}
+	if boolArg(args, "with_figures") {
+		yes := true
+		paper.Figures = &yes
+	}
+	opts := p.Options
+	if p.Model != nil {
+		m, err := p.Model(s)
+		if err != nil && mode == ingest.Summary {
+			return "", "", errs.WithHint(err, "retry with mode=full_text")
+		}
+		opts.Model = m
+	}
+
+	// An absolute path is a local file even when its name looks like an id.
+	if id := digest.ParseArxivID(src); id != "" && !filepath.IsAbs(src) {
+		if p.Arxiv == nil {
+			return "", "", errs.New(errs.Fetch, op, "arXiv is not reachable from this build")
+		}
+		meta, err := p.Arxiv.FetchPaper(ctx, id)
+		if err != nil {
+			return "", "", err
+		}
+		paper.Source = meta.Link
+		paper.Title = firstSet(paper.Title, meta.Title)
+		paper.Authors = firstSet(paper.Authors, strings.Join(meta.Authors, "; "))
+		paper.DOI = firstSet(paper.DOI, meta.DOI)
+		if ask := duplicateQuestion(ctx, k.Store, paper.Source, paper.Title, args); ask != "" {
+			return ask, "duplicate: asking the user", nil
+		}
+		dir, err := os.MkdirTemp("", "jarvis-add-")
+		if err != nil {
+			return "", "", errs.Wrap(errs.Internal, op, err)
+		}
+		defer os.RemoveAll(dir)
+		if paper.Path, err = p.Arxiv.DownloadPDF(ctx, id, dir); err != nil {
+			return "", "", err
+		}
+	} else {
+		if !filepath.IsAbs(src) || !strings.EqualFold(filepath.Ext(src), ".pdf") {
+			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper nor an absolute path to a PDF", src),
+				"give an arXiv URL or id, or the full path of a local .pdf file")
+		}
+		paper.Path = src
+	}
+
+	res, err := ingest.BuildPaper(ctx, paper, opts)
+	if err != nil {
+		return "", "", err
+	}
+	if paper.Source == "" { // a local PDF: check now that the title is known
+		if ask := duplicateQuestion(ctx, k.Store, res.Source, res.Title, args); ask != "" {
+			return ask, "duplicate: asking the user", nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", "", errs.Wrap(errs.Cancelled, op, err)
+	}
+	var replace *kb.Filter
+	if dups, _ := k.Store.FindDuplicates(ctx, res.Source, ""); len(dups) > 0 {
+		replace = &kb.Filter{Source: res.Source}
+	}
+	if err := k.Store.Ingest(ctx, k.Searcher.Embed, res.Chunks, replace); err != nil {
+		return "", "", err
+	}
+	msg := fmt.Sprintf("Added %q (%s, %d chunks, %d annotations, %d figures) as a public paper [source: %s].",
+		res.Title, mode, len(res.Chunks), res.Marks, res.Figures, res.Source)
+	if len(res.Warnings) > 0 {
+		msg += " Warnings: " + strings.Join(res.Warnings, "; ")
+	}
+	LedgerFrom(ctx).Add(Citation{Source: res.Source, Title: res.Title})
+	return msg, "added " + res.Title, nil
+}
+
+// duplicateQuestion returns the ask-the-user message for a duplicate, or ""
+// when there is none or the user already agreed.
+func duplicateQuestion(ctx context.Context, store *kb.Store, source, title string, args map[string]any) string {
+	if boolArg(args, "allow_duplicate") {
+		return ""
+	}
+	dups, err := store.FindDuplicates(ctx, source, title)
+	if err != nil || len(dups) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("This paper looks like one already in the knowledge base:\n")
+	for _, d := range dups {
+		fmt.Fprintf(&b, "- same %s: %s\n", d.Reason, d.Doc.String())
+	}
+	b.WriteString("Ask the user whether to add it again. Only if they agree, call add_document again with allow_duplicate=true (a same-source entry is then replaced).")
+	return b.String()
+}
+
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,104 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// ChatSource is the knowledge-base source of a session's exchanges.
+func ChatSource(id string) string { return "chat:" + id }
+
+// HistoryIndexer puts finished exchanges into the knowledge base as
+// doc_type "chat", so later sessions can search them. Indexing follows the
+// display list (what the human saw), which compaction never shrinks.
+type HistoryIndexer struct {
+	Store *kb.Store
+	Embed kb.Embedder
+}
+
+// exchanges pairs user messages with the assistant reply that followed.
+func exchanges(d []DisplayItem) [][2]DisplayItem {
+	var out [][2]DisplayItem
+	for i := 0; i+1 < len(d); i++ {
+		if d[i].Role == "user" && d[i+1].Role == "assistant" {
+			out = append(out, [2]DisplayItem{d[i], d[i+1]})
+			i++
+		}
+	}
+	return out
+}
+
+// Index adds the session's exchanges not indexed yet, and, when the session
+// has become private, re-marks every chunk it already has as private. The
+// caller saves the session afterwards (IndexedExchanges moved).
+func (h *HistoryIndexer) Index(ctx context.Context, s *Session) error {
+	source := ChatSource(s.ID)
+	vis := kb.Public
+	if s.Private {
+		vis = kb.Private
+		if _, err := h.Store.UpdateFields(ctx, kb.Filter{Source: source, Visibility: []string{kb.Public}}, map[string]any{"visibility": kb.Private}); err != nil {
+			return err
+		}
+	}
+	all := exchanges(s.Display)
+	if s.IndexedExchanges >= len(all) {
+		return nil
+	}
+	var chunks []kb.Chunk
+	for i, ex := range all[s.IndexedExchanges:] {
+		text := "User: " + ex[0].Text + "\nAssistant: " + ex[1].Text
+		chunks = append(chunks, kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{
+			DocType: kb.DocChat, Visibility: vis, Source: source, Title: s.Title,
+			ChunkIndex: s.IndexedExchanges + i, ModifiedAt: ex[1].At.UTC().Format("2006-01-02T15:04:05Z")}})
+	}
+	if err := h.Store.Ingest(ctx, h.Embed, chunks, nil); err != nil {
+		return err
+	}
+	s.IndexedExchanges = len(all)
+	return nil
+}
+
+// Forget removes a deleted session's exchanges from the knowledge base.
+func (h *HistoryIndexer) Forget(ctx context.Context, id string) error {
+	_, err := h.Store.DeleteBy(ctx, "source", ChatSource(id))
+	return err
+}
+
+// HistoryTool is search_chat_history: past conversations, never the running
+// one; a cloud model sees public sessions only.
+func HistoryTool(k *KB) Tool {
+	return Tool{
+		Def: llm.Tool{Name: "search_chat_history", Description: "Search earlier conversations with the user (not this one).",
+			Parameters: schema([]string{"query"}, map[string]string{"query": "what to look for", "n": "number of results"})},
+		Run: func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+			q := strings.TrimSpace(str(args, "query"))
+			if q == "" {
+				return "", "", errs.New(errs.Invalid, "search_chat_history", "query is empty")
+			}
+			n := intArg(args, "n", k.NResults)
+			res, err := k.Searcher.SearchWithPrivacyCheck(ctx, q, n+5, kb.Filter{DocTypes: []string{kb.DocChat}}, cloudSession(s))
+			if err != nil {
+				return "", "", err
+			}
+			own := ChatSource(s.ID)
+			var chunks []kb.Chunk
+			for _, h := range res.Hits {
+				if h.Chunk.Meta.Source != own && len(chunks) < max(n, 1) {
+					chunks = append(chunks, h.Chunk)
+				}
+			}
+			l := LedgerFrom(ctx)
+			l.AddWithheld(res.Withheld)
+			if len(chunks) == 0 {
+				return "No earlier conversation matches: " + q, "chat history: no matches", nil
+			}
+			text := renderChunks(l, fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
+			return text, fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil
+		},
+	}
+}
