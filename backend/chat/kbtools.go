@@ -117,7 +117,8 @@ func KBTools(k *KB) map[string]Tool {
 	tools := map[string]Tool{
 		"search_kb": {Def: llm.Tool{Name: "search_kb", Description: "Search the knowledge base (papers, notes, digests, past chats). Returns ranked excerpts with citation labels.",
 			Parameters: schema([]string{"query"}, map[string]string{"query": "what to look for", "kind": "all | papers | notes | chat (default all)",
-				"category": "record type filter", "status": "record status filter", "entity": "record entity filter", "n": "number of results"})},
+				"category": "record type filter", "status": "record status filter", "entity": "record entity filter",
+				"tags": "comma-separated tags that must all be present", "fields": "x_<key>=value pairs, comma-separated", "n": "number of results"})},
 			Run: k.searchKB},
 		"get_document": {Def: llm.Tool{Name: "get_document", Description: fmt.Sprintf("Read a stored document in order, %d chunks per page.", DocPageSize),
 			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path, as cited", "page": "page number, from 1"})},
@@ -130,6 +131,9 @@ func KBTools(k *KB) map[string]Tool {
 		"read_file": {Def: llm.Tool{Name: "read_file", Description: "Read a Markdown note from the vault by its vault-relative path.",
 			Parameters: schema([]string{"path"}, map[string]string{"path": "vault-relative path of a .md file"})},
 			Run: k.readFile},
+		"update_file_path": {Def: llm.Tool{Name: "update_file_path", Description: "Record that a local document's file moved (no re-embedding).",
+			Parameters: schema([]string{"source", "new_path"}, map[string]string{"source": "the document's current source (file://...)", "new_path": "absolute path of the file now"})},
+			Run: k.updatePath},
 		"update_document_metadata": {Def: llm.Tool{Name: "update_document_metadata", Description: "Correct a paper's title, authors or DOI (no re-embedding).",
 			Parameters: schema([]string{"source"}, map[string]string{"source": "paper source", "title": "new title", "authors": "new authors", "doi": "new DOI"})},
 			Run: k.updateMeta},
@@ -170,7 +174,48 @@ func (k *KB) filter(args map[string]any) (kb.Filter, error) {
 	if !ok {
 		return kb.Filter{}, errs.WithHint(errs.New(errs.Invalid, "search_kb", "unknown kind %q", kind), "use all, papers, notes or chat")
 	}
-	return kb.Filter{DocTypes: types, Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity")}, nil
+	f := kb.Filter{DocTypes: types, Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity")}
+	for _, tag := range strings.Split(str(args, "tags"), ",") {
+		if tag = strings.TrimSpace(tag); tag != "" {
+			f.Tags = append(f.Tags, tag)
+		}
+	}
+	for _, pair := range strings.Split(str(args, "fields"), ",") {
+		if pair = strings.TrimSpace(pair); pair == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok || !strings.HasPrefix(strings.TrimSpace(key), "x_") {
+			return kb.Filter{}, errs.WithHint(errs.New(errs.Invalid, "search_kb", "bad field filter %q", pair), "write fields as x_<key>=value; kb_stats lists what exists")
+		}
+		if f.Fields == nil {
+			f.Fields = map[string]string{}
+		}
+		f.Fields[strings.TrimSpace(key)] = strings.TrimSpace(value)
+	}
+	return f, nil
+}
+
+func (k *KB) updatePath(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
+	const op = "update_file_path"
+	source, newPath := strings.TrimSpace(str(args, "source")), strings.TrimSpace(str(args, "new_path"))
+	if !strings.HasPrefix(source, "file://") {
+		return "", "", errs.WithHint(errs.New(errs.Invalid, op, "only local documents (file:// sources) have a path"), "vault notes follow the vault; run index_vault after moving them")
+	}
+	if !filepath.IsAbs(newPath) {
+		return "", "", errs.New(errs.Invalid, op, "new_path must be absolute")
+	}
+	if st, err := os.Stat(newPath); err != nil || !st.Mode().IsRegular() {
+		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no file at %s", newPath), "check the path; nothing was changed")
+	}
+	n, err := k.Store.UpdateFields(ctx, kb.Filter{Source: source}, map[string]any{"file_path": newPath, "source": "file://" + filepath.ToSlash(newPath)})
+	if err != nil {
+		return "", "", err
+	}
+	if n == 0 {
+		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no document with source %q", source), "use list_documents to find the exact source")
+	}
+	return fmt.Sprintf("Updated %d chunks: %s now points at %s.", n, source, newPath), "moved " + filepath.Base(newPath), nil
 }
 
 func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (string, string, error) {

@@ -463,3 +463,62 @@ func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 }
 
 var local2 = &Session{ID: "l2", Provider: "ollama", Model: "m"}
+
+func TestStopWhileAToolWaitsForTheHuman(t *testing.T) {
+	f := newKB(t)
+	r, s := newRunner(t, func(ctx context.Context, req llm.TurnRequest) (llm.TurnResult, error) {
+		_, err := req.Dispatch(ctx, llm.Block{ID: "1", Name: "remove_document", Arguments: map[string]any{"source": "garden/tomatoes.md"}})
+		return llm.TurnResult{Reply: "done"}, err
+	})
+	r.Tools = f.tools
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "remove the tomato note", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitConfirm(t, rec, 1)
+	r.Stop(s.ID)
+	<-done
+	if len(s.Messages) != 0 || len(s.Display) != 0 || !strings.Contains(rec.kinds(), "stopped") || strings.Contains(rec.kinds(), "reply") {
+		t.Fatalf("after stop: %d messages, events %s", len(s.Messages), rec.kinds())
+	}
+	if len(f.kb.Confirm.Pending()) != 0 {
+		t.Fatal("the confirmation outlived the stopped turn")
+	}
+	docs, _ := f.eng.Store.List(context.Background(), kb.Filter{FilePath: "garden/tomatoes.md"}, 1)
+	if len(docs) != 1 {
+		t.Fatal("a stopped removal deleted the note")
+	}
+}
+
+func TestUpdateFilePathAndFieldFilters(t *testing.T) {
+	f := newKB(t)
+	ctx, _, _ := turnCtx()
+	dir := t.TempDir()
+	old, moved := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
+	os.WriteFile(old, []byte("x"), 0o644)
+	c := kb.Chunk{Content: "tomato", EmbedText: "tomato", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "file://" + old, FilePath: old}}
+	if err := f.eng.Store.Ingest(context.Background(), f.eng.Embedder, []kb.Chunk{c}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := f.tools.Dispatch(ctx, local, call("update_file_path", map[string]any{"source": "file://" + old, "new_path": moved}), func(Event) {})
+	if !out.IsError {
+		t.Fatal("a move to a missing file was accepted")
+	}
+	os.Rename(old, moved)
+	out, _ = f.tools.Dispatch(ctx, local, call("update_file_path", map[string]any{"source": "file://" + old, "new_path": moved}), func(Event) {})
+	if out.IsError || !strings.Contains(out.Content, "Updated 1 chunks") {
+		t.Fatalf("%+v", out)
+	}
+	if docs, _ := f.eng.Store.List(context.Background(), kb.Filter{Source: "file://" + moved}, 1); len(docs) != 1 {
+		t.Fatal("source not updated")
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "tomato", "fields": "status=x"}), func(Event) {})
+	if !out.IsError || !strings.Contains(out.Content, "x_<key>=value") {
+		t.Fatalf("bad field filter: %+v", out)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "tomato", "fields": "x_crop=none"}), func(Event) {})
+	if out.IsError || !strings.Contains(out.Content, "No matches") {
+		t.Fatalf("field filter must narrow the pool: %+v", out)
+	}
+}

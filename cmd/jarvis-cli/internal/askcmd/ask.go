@@ -94,6 +94,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	} else {
 		defer eng.Close()
 		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder}
+		sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
 		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
 			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: confirms}
 		maps.Copy(tools, chat.KBTools(k))
