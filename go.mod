@@ -3,6 +3,9 @@ module github.com/jarvis-kb/jarvis
 go 1.26.8
 
 require (
+	fyne.io/systray v1.11.0
+	github.com/gen2brain/go-fitz v1.24.15
+	github.com/godbus/dbus/v5 v5.1.0
 	github.com/knights-analytics/hugot v0.6.1
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sergi/go-diff v1.4.5
@@ -20,11 +23,9 @@ require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.8.4 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
-	github.com/gen2brain/go-fitz v1.24.15 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
-	github.com/godbus/dbus/v5 v5.1.0 // indirect
 	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/gomlx/go-huggingface v0.3.1 // indirect

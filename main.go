@@ -1,5 +1,7 @@
 // Command jarvis is the desktop app: it loads the configuration, builds the
 // backend services, binds them for the Svelte frontend and opens the window.
+// `jarvis --tray` runs the same binary as the tray process that keeps the
+// sync scheduler alive while the window is closed.
 package main
 
 import (
@@ -41,6 +43,17 @@ func main() {
 		}
 	}
 
+	if len(os.Args) > 1 && os.Args[1] == trayFlag {
+		if cfg == nil {
+			fmt.Fprintln(os.Stderr, "jarvis:", loadErr)
+			os.Exit(1)
+		}
+		os.Exit(runTray(cfg))
+	}
+	if cfg != nil {
+		ensureTray(cfg)
+	}
+
 	shell := app.NewShell(cfg, loadErr)
 	err = wails.Run(&options.App{
 		Title:            "Jarvis",
@@ -51,6 +64,8 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 20, G: 22, B: 26, A: 1},
 		Bind:             []any{shell},
+		// A second start (the tray's "Open Jarvis") raises this window.
+		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: "jarvis-kb-" + config.HomeDir()},
 	})
 	if err != nil {
 		logs.L().Error("window failed", "err", err)

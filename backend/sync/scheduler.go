@@ -52,6 +52,7 @@ type Scheduler struct {
 	Log        func(format string, args ...any)
 
 	mu     gosync.Mutex
+	runMu  gosync.Mutex // one job at a time, scheduled or manual
 	next   map[string]time.Time
 	status Status
 }
@@ -125,6 +126,8 @@ func (s *Scheduler) RunDue(ctx context.Context) []string {
 }
 
 func (s *Scheduler) runOne(ctx context.Context, j Job) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
 	started := s.now()
 	err := safeRun(ctx, func(ctx context.Context) error { return j.Run(ctx, s) })
 	s.mu.Lock()
@@ -148,6 +151,24 @@ func (s *Scheduler) runOne(ctx context.Context, j Job) {
 	if werr := WriteStatus(s.StatusPath, st); werr != nil {
 		s.logf("cannot write status: %v", werr)
 	}
+}
+
+// RunNow runs one job at once (the tray's "Run digest now"), waiting for any
+// job in progress first, and records its outcome like a scheduled run.
+func (s *Scheduler) RunNow(ctx context.Context, id string) error {
+	for _, j := range s.Jobs {
+		if j.ID == id {
+			s.runOne(ctx, j)
+			if e := s.Status().Jobs[id].LastError; e != "" {
+				return fmt.Errorf("%s", e)
+			}
+			return nil
+		}
+	}
+	if why, off := s.Disabled[id]; off {
+		return fmt.Errorf("%s is off: %s", id, why)
+	}
+	return fmt.Errorf("no job %q", id)
 }
 
 // safeRun turns a panicking job into an error so the scheduler survives it.

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 
 log() { printf '\n==> %s\n' "$*"; }
 
-APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick
+APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick dbus-daemon dbus-bin
   latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

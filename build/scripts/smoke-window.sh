@@ -16,7 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 sleep 1
-JARVIS_HOME="$home" DISPLAY="$display" "$bin" >"$home/app.log" 2>&1 &
+JARVIS_HOME="$home" JARVIS_NO_TRAY=1 DISPLAY="$display" "$bin" >"$home/app.log" 2>&1 &
 app_pid=$!
 sleep 8
 if ! kill -0 "$app_pid" 2>/dev/null; then
@@ -29,4 +29,26 @@ if [ "$colours" -lt 20 ]; then
   echo "window smoke test: screenshot looks blank ($colours colours)"; exit 1
 fi
 echo "window smoke test: ok (app alive after 8 s, $colours colours, screenshot $shot)"
-echo "1 passed, 0 failed"
+
+# The tray process: it must start the scheduler (status file with its pid),
+# refuse a second instance, and stop cleanly on SIGTERM.
+tray_home="$(mktemp -d)"
+dbus-run-session -- env JARVIS_HOME="$tray_home" "$bin" --tray >"$tray_home/tray.log" 2>&1 &
+tray_pid=$!
+status="$tray_home/state/sync_status.json"
+for _ in $(seq 1 50); do [ -s "$status" ] && break; sleep 0.2; done
+if [ ! -s "$status" ]; then
+  echo "tray smoke test: no status file"; cat "$tray_home/tray.log"; exit 1
+fi
+second=$(JARVIS_HOME="$tray_home" timeout 10 "$bin" --tray 2>&1 || true)
+case "$second" in
+  *"already running"*) ;;
+  *) echo "tray smoke test: a second tray did not refuse: $second"; exit 1 ;;
+esac
+pkill -TERM -f "$bin --tray" || true
+for _ in $(seq 1 25); do kill -0 "$tray_pid" 2>/dev/null || break; sleep 0.2; done
+if kill -0 "$tray_pid" 2>/dev/null; then echo "tray smoke test: did not stop on SIGTERM"; exit 1; fi
+grep -q "tray stopped" "$tray_home/logs/sync.log" || { echo "tray smoke test: no clean stop in sync.log"; cat "$tray_home/logs/sync.log"; exit 1; }
+rm -rf "$tray_home"
+echo "tray smoke test: ok (scheduler status written, single instance, clean stop)"
+echo "2 passed, 0 failed"

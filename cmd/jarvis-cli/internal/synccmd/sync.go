@@ -17,16 +17,14 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
-	"github.com/jarvis-kb/jarvis/backend/fsutil"
-	"github.com/jarvis-kb/jarvis/backend/logs"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 // StatusPath is where the scheduler records its state.
-func StatusPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "sync_status.json") }
+func StatusPath(cfg *config.Config) string { return daemon.StatusPath(cfg) }
 
-const logName = "sync.log"
+const logName = daemon.LogName
 
 // New builds the sync command.
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
@@ -39,34 +37,23 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			if err != nil {
 				return err
 			}
-			if err := fsutil.EnsurePrivateDir(cfg.LogsDir()); err != nil {
-				return err
-			}
-			logFile, err := os.OpenFile(filepath.Join(cfg.LogsDir(), logName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			slog, err := daemon.OpenSyncLog(cfg, func(line string) { fmt.Fprint(io.Err, line) })
 			if err != nil {
 				return err
 			}
-			defer logFile.Close()
-			logf := func(format string, args ...any) {
-				line := time.Now().Format(time.RFC3339) + " " + fmt.Sprintf(format, args...) + "\n"
-				_, _ = logFile.WriteString(line) // stderr below still shows it
-				fmt.Fprint(io.Err, line)
-			}
+			defer slog.Close()
 			for _, w := range cfg.Warnings {
-				logf("%s", w)
+				slog.Logf("%s", w)
 			}
-			svc := &daemon.Services{Cfg: cfg, Getenv: getenv, Log: logf}
+			svc := &daemon.Services{Cfg: cfg, Getenv: getenv, Log: slog.Logf}
 			defer svc.Close()
-			jobs, disabled, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
+			s, err := daemon.NewScheduler(cfg, svc)
 			if err != nil {
-				logf("fatal: %v", err)
+				slog.Logf("fatal: %v", err)
 				return err
 			}
-			logs.L().Info("sync starting", "provider", cfg.Chat.Provider, "model", cfg.DefaultModel(), "embed_model", cfg.RAG.EmbedModel)
-			logf("sync starting: provider %s (%s), embeddings %s", cfg.Chat.Provider, cfg.DefaultModel(), cfg.RAG.EmbedModel)
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			s := &jsync.Scheduler{Jobs: jobs, StatusPath: StatusPath(cfg), Disabled: disabled, Log: logf}
 			return s.Loop(ctx)
 		},
 	}

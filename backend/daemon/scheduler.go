@@ -1,0 +1,72 @@
+package daemon
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	gosync "sync"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/logs"
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+)
+
+// LogName is the scheduler's log inside the logs dir.
+const LogName = "sync.log"
+
+// StatusPath is the scheduler's status file.
+func StatusPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "sync_status.json") }
+
+// TrayLockPath is the tray's single-instance lock.
+func TrayLockPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "tray.lock") }
+
+// SyncLog appends timestamped lines to logs/sync.log (0600) and mirrors them
+// to echo when it is set.
+type SyncLog struct {
+	mu   gosync.Mutex
+	f    *os.File
+	echo func(string)
+}
+
+// OpenSyncLog opens the log for appending.
+func OpenSyncLog(cfg *config.Config, echo func(string)) (*SyncLog, error) {
+	if err := fsutil.EnsurePrivateDir(cfg.LogsDir()); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(cfg.LogsDir(), LogName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &SyncLog{f: f, echo: echo}, nil
+}
+
+// Logf writes one line.
+func (l *SyncLog) Logf(format string, args ...any) {
+	line := time.Now().Format(time.RFC3339) + " " + fmt.Sprintf(format, args...) + "\n"
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.f.WriteString(line); err != nil {
+		logs.L().Error("sync log write failed", "err", err)
+	}
+	if l.echo != nil {
+		l.echo(line)
+	}
+}
+
+// Close closes the log.
+func (l *SyncLog) Close() error { return l.f.Close() }
+
+// NewScheduler assembles the scheduler with the real jobs. A fatal
+// configuration problem (a missing PDF watch dir, a bad digest day) is an
+// error naming the setting.
+func NewScheduler(cfg *config.Config, svc *Services) (*jsync.Scheduler, error) {
+	jobs, disabled, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
+	if err != nil {
+		return nil, err
+	}
+	logs.L().Info("sync starting", "provider", cfg.Chat.Provider, "model", cfg.DefaultModel(), "embed_model", cfg.RAG.EmbedModel)
+	svc.logf("sync starting: provider %s (%s), embeddings %s", cfg.Chat.Provider, cfg.DefaultModel(), cfg.RAG.EmbedModel)
+	return &jsync.Scheduler{Jobs: jobs, StatusPath: StatusPath(cfg), Disabled: disabled, Log: svc.Log}, nil
+}

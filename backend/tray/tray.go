@@ -1,0 +1,122 @@
+package tray
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"fyne.io/systray"
+
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+)
+
+// Controller is the tray's behaviour, apart from the systray binding so it
+// can be driven in tests: it runs the scheduler and answers menu actions.
+type Controller struct {
+	Scheduler *jsync.Scheduler
+	Disabled  map[string]string
+	Open      func() error // start (or raise) the window
+	Log       func(format string, args ...any)
+	Now       func() time.Time
+}
+
+func (c *Controller) logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(format, args...)
+	}
+}
+
+func (c *Controller) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// Lines is the current per-job status for the menu.
+func (c *Controller) Lines() []JobLine {
+	return Lines(c.Scheduler.Status(), c.Disabled, c.now())
+}
+
+// Action runs one menu action by name: "digest", "vault_refresh" (run the
+// job now) or "open". Job runs are logged with their outcome.
+func (c *Controller) Action(ctx context.Context, name string) error {
+	switch name {
+	case "open":
+		return c.Open()
+	default:
+		c.logf("tray: %s requested from the menu", name)
+		err := c.Scheduler.RunNow(ctx, name)
+		if err != nil {
+			c.logf("tray: %s failed: %v", name, err)
+		}
+		return err
+	}
+}
+
+// Run shows the tray icon and menu and runs the scheduler until Quit or ctx
+// ends. Without a desktop session bus there is no tray host to show the icon
+// to; the scheduler then runs headless, which is what keeps sync alive.
+func (c *Controller) Run(ctx context.Context, icon []byte) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- c.Scheduler.Loop(ctx) }()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		c.logf("tray: no desktop session bus; running the scheduler without an icon")
+		return <-loopDone
+	}
+	systray.Run(func() { c.build(ctx, cancel, icon) }, cancel)
+	cancel()
+	return <-loopDone
+}
+
+// build creates the menu and keeps its status lines fresh.
+func (c *Controller) build(ctx context.Context, cancel context.CancelFunc, icon []byte) {
+	if len(icon) > 0 {
+		systray.SetIcon(icon)
+	}
+	systray.SetTitle("Jarvis")
+	systray.SetTooltip("Jarvis — sync status")
+	lines := c.Lines()
+	status := make([]*systray.MenuItem, len(lines))
+	for i, l := range lines {
+		status[i] = systray.AddMenuItem(l.Title, "")
+		status[i].Disable()
+	}
+	systray.AddSeparator()
+	digestNow := systray.AddMenuItem("Run digest now", "Fetch, score and index this week's papers")
+	if _, off := c.Disabled["digest"]; off {
+		digestNow.Disable()
+	}
+	vaultNow := systray.AddMenuItem("Refresh vault now", "Sync the Obsidian vault into the knowledge base")
+	open := systray.AddMenuItem("Open Jarvis", "Open the Jarvis window")
+	systray.AddSeparator()
+	quit := systray.AddMenuItem("Quit", "Stop background sync and quit the tray")
+	go func() {
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				systray.Quit()
+				return
+			case <-tick.C:
+				for i, l := range c.Lines() {
+					status[i].SetTitle(l.Title)
+				}
+			case <-digestNow.ClickedCh:
+				go c.Action(ctx, "digest")
+			case <-vaultNow.ClickedCh:
+				go c.Action(ctx, "vault_refresh")
+			case <-open.ClickedCh:
+				if err := c.Action(ctx, "open"); err != nil {
+					c.logf("tray: cannot open the window: %v", err)
+				}
+			case <-quit.ClickedCh:
+				c.logf("tray: quit from the menu")
+				cancel()
+			}
+		}
+	}()
+}

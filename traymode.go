@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/daemon"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/tray"
+)
+
+//go:embed build/appicon.png
+var trayIcon []byte
+
+// trayFlag starts the binary as the tray process instead of the window.
+const trayFlag = "--tray"
+
+// runTray is `jarvis --tray`: one instance per data dir, the scheduler with
+// the real jobs, and the tray menu. It returns the process exit code.
+func runTray(cfg *config.Config) int {
+	lock, err := tray.Acquire(daemon.TrayLockPath(cfg))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jarvis:", err)
+		if errs.Is(err, errs.Conflict) {
+			return 0 // already running: nothing to do
+		}
+		return 1
+	}
+	defer lock.Release()
+	slog, err := daemon.OpenSyncLog(cfg, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jarvis:", err)
+		return 1
+	}
+	defer slog.Close()
+	svc := &daemon.Services{Cfg: cfg, Getenv: os.Getenv, Log: slog.Logf}
+	defer svc.Close()
+	sched, err := daemon.NewScheduler(cfg, svc)
+	if err != nil {
+		slog.Logf("fatal: %v", err)
+		fmt.Fprintln(os.Stderr, "jarvis:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c := &tray.Controller{Scheduler: sched, Disabled: sched.Disabled, Log: slog.Logf, Open: openWindow}
+	if err := c.Run(ctx, trayIcon); err != nil {
+		slog.Logf("tray stopped: %v", err)
+		return 1
+	}
+	slog.Logf("tray stopped")
+	return 0
+}
+
+// detached starts this binary again with args, in its own session so it
+// outlives the caller.
+func detached(args ...string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// openWindow starts the window process; the window's single-instance lock
+// turns a second start into raising the first.
+func openWindow() error { return detached() }
+
+// ensureTray starts the tray process unless one runs already or
+// JARVIS_NO_TRAY is set (tests, or users who run `jarvis-cli sync` instead).
+func ensureTray(cfg *config.Config) {
+	if os.Getenv("JARVIS_NO_TRAY") != "" || tray.Running(daemon.TrayLockPath(cfg)) {
+		return
+	}
+	if err := detached(trayFlag); err != nil {
+		fmt.Fprintln(os.Stderr, "jarvis: cannot start the tray:", err)
+	}
+}
