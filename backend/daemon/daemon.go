@@ -75,9 +75,9 @@ func (s *Services) logf(format string, args ...any) {
 // ingestOptions are the configured ingest limits with model for metadata
 // and captions.
 func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
-	r := s.Cfg.RAG
-	return ingest.Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
-		FigureMaxPerDoc: r.FigureMaxPerDoc, FigureMinPixels: r.FigureMinPixels, Model: model}
+	o := ingest.OptionsFrom(s.Cfg.RAG)
+	o.Model = model
+	return o
 }
 
 // Provider builds the configured chat provider (for digest scoring,

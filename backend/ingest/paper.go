@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
@@ -59,6 +60,12 @@ type Options struct {
 	FigureMinPixels         int
 	SummaryTokens           int
 	Model                   Model
+}
+
+// OptionsFrom reads the limits from [rag]; Model is left to the caller.
+func OptionsFrom(r config.RAG) Options {
+	return Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
+		FigureMaxPerDoc: r.FigureMaxPerDoc, FigureMinPixels: r.FigureMinPixels}
 }
 
 // Result is a staged paper.

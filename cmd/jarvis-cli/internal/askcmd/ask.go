@@ -6,22 +6,18 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"maps"
 	"os/signal"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
-	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
-	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
-	"github.com/jarvis-kb/jarvis/backend/prompts"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -57,10 +53,20 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 
 // Run performs one turn.
 func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(string) string, opts *Options, question string) error {
-	sessions := &chat.Sessions{Dir: cfg.SessionsDir()}
+	ag, err := agent.New(cfg, agent.Options{Getenv: getenv, Review: func(_ context.Context, p *drafts.Proposal) error {
+		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
+		return nil
+	}})
+	if err != nil {
+		return err
+	}
+	defer ag.Close()
+	if ag.EngineErr != nil {
+		fmt.Fprintf(io.Err, "· knowledge base unavailable (%v); answering with the drafts tools only\n", ag.EngineErr)
+	}
+	sessions, runner, confirms := ag.Sessions, ag.Runner, ag.Confirm
 	var s *chat.Session
 	if opts.SessionID != "" {
-		var err error
 		if s, err = sessions.Load(opts.SessionID); err != nil {
 			return err
 		}
@@ -77,56 +83,6 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 			return err
 		}
 		s.Provider, s.Model = spec.Provider, spec.Model
-	}
-	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
-	if err != nil {
-		return err
-	}
-	agent := &drafts.Agent{W: ws, Review: func(_ context.Context, p *drafts.Proposal) error {
-		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
-		return nil
-	}}
-	tools := chat.DraftTools(agent)
-	confirms := &chat.Confirmations{}
-	var history *chat.HistoryIndexer
-	if eng, err := engine.Open(cfg); err != nil {
-		fmt.Fprintf(io.Err, "· knowledge base unavailable (%v); answering with the drafts tools only\n", err)
-	} else {
-		defer eng.Close()
-		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder}
-		sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
-		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path,
-			PrivateDirs: cfg.Vault.PrivateDirs, NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: confirms}
-		maps.Copy(tools, chat.KBTools(k))
-		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: digest.NewArxiv(),
-			Options: ingest.Options{ChunkSize: cfg.RAG.ChunkSize, ChunkOverlap: cfg.RAG.ChunkOverlap, FiguresDefault: cfg.RAG.FigureCaptions,
-				FigureMaxPerDoc: cfg.RAG.FigureMaxPerDoc, FigureMinPixels: cfg.RAG.FigureMinPixels},
-			Model: func(s *chat.Session) (ingest.Model, error) {
-				return llm.MakeProvider(cfg, s.ModelSpec(), llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile})
-			}})
-	}
-	store := prompts.Store{Dir: cfg.PromptsDir()}
-	runner := &chat.Runner{
-		Sessions: sessions,
-		Provider: func(spec string) (llm.Provider, error) {
-			return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile, SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
-		},
-		Tools: &chat.Toolbox{Tools: tools},
-		System: func(*chat.Session) (string, error) {
-			text, err := store.Load(prompts.System)
-			if err != nil {
-				return "", err
-			}
-			if cfg.Chat.ResponseStyle != "" {
-				text += "\n\nResponse style: " + cfg.Chat.ResponseStyle
-			}
-			return text, nil
-		},
-		Redact:       llm.Redactor(llm.Secrets(cfg, getenv)).Redact,
-		MaxIter:      cfg.Chat.MaxIterations,
-		CompactAfter: cfg.Chat.CompactAfterTokens,
-		CompactKeep:  cfg.Chat.CompactKeepExchanges,
-		History:      history,
 	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)

@@ -175,8 +175,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		Short: "Import digest Markdown files: the digest as a document, papers scored 8+ as summaries",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
-			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder,
-				Opts: ingest.Options{ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}}
+			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder, Opts: ingest.OptionsFrom(e.Cfg.RAG)}
 			for _, path := range args {
 				data, err := os.ReadFile(path)
 				if err != nil {
@@ -307,8 +306,7 @@ func addPDF(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 	}
 	figures := ao.Figures || e.Cfg.RAG.FigureCaptions
 	res, err := ingest.BuildPaper(ctx, ingest.Paper{Path: path, Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
-		ingest.Options{ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap, FigureMaxPerDoc: e.Cfg.RAG.FigureMaxPerDoc,
-			FigureMinPixels: e.Cfg.RAG.FigureMinPixels, Model: model})
+		withModel(ingest.OptionsFrom(e.Cfg.RAG), model))
 	if err != nil {
 		return "", err
 	}
@@ -343,6 +341,11 @@ func addPDF(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		verb = "replaced"
 	}
 	return fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures), nil
+}
+
+func withModel(o ingest.Options, m ingest.Model) ingest.Options {
+	o.Model = m
+	return o
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.

@@ -1,0 +1,104 @@
+// Package agent assembles the chat agent from configuration: sessions, the
+// turn runner with its provider factory and system prompt, and the tool box
+// (drafts sandbox, knowledge base, papers, chat history). The desktop app
+// and `jarvis-cli ask` build it the same way.
+package agent
+
+import (
+	"context"
+	"maps"
+
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/prompts"
+)
+
+// Agent is the assembled chat agent.
+type Agent struct {
+	Cfg       *config.Config
+	Sessions  *chat.Sessions
+	Runner    *chat.Runner
+	Confirm   *chat.Confirmations
+	Drafts    *drafts.Workspace
+	Engine    *engine.Engine // nil when the knowledge base could not be opened
+	EngineErr error          // why, shown to the user
+	Prompts   prompts.Store
+}
+
+// Options adjust the assembly.
+type Options struct {
+	Getenv func(string) string
+	// Review receives each draft-edit proposal for the human.
+	Review drafts.ReviewChannel
+	Arxiv  *digest.Arxiv // nil: the real arXiv API
+}
+
+// New builds the agent. A knowledge base that cannot be opened (models not
+// installed) is not fatal: the agent runs with the drafts tools and
+// EngineErr says why.
+func New(cfg *config.Config, o Options) (*Agent, error) {
+	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{Cfg: cfg, Sessions: &chat.Sessions{Dir: cfg.SessionsDir()}, Confirm: &chat.Confirmations{}, Drafts: ws,
+		Prompts: prompts.Store{Dir: cfg.PromptsDir()}}
+	review := o.Review
+	if review == nil {
+		review = func(context.Context, *drafts.Proposal) error { return nil }
+	}
+	tools := chat.DraftTools(&drafts.Agent{W: ws, Review: review})
+	provider := func(spec string) (llm.Provider, error) {
+		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: o.Getenv, ConvertPDF: ingest.ConvertFile,
+			SummaryPrompt: func() (string, error) { return a.Prompts.Load(prompts.PaperSummary) }})
+	}
+	var history *chat.HistoryIndexer
+	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
+		eng := a.Engine
+		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder}
+		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
+		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
+			NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
+		maps.Copy(tools, chat.KBTools(k))
+		arxiv := o.Arxiv
+		if arxiv == nil {
+			arxiv = digest.NewArxiv()
+		}
+		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Options: ingest.OptionsFrom(cfg.RAG),
+			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
+	}
+	a.Runner = &chat.Runner{
+		Sessions: a.Sessions,
+		Provider: provider,
+		Tools:    &chat.Toolbox{Tools: tools},
+		System: func(*chat.Session) (string, error) {
+			text, err := a.Prompts.Load(prompts.System)
+			if err != nil {
+				return "", err
+			}
+			if cfg.Chat.ResponseStyle != "" {
+				text += "\n\nResponse style: " + cfg.Chat.ResponseStyle
+			}
+			return text, nil
+		},
+		Redact:       llm.Redactor(llm.Secrets(cfg, o.Getenv)).Redact,
+		MaxIter:      cfg.Chat.MaxIterations,
+		CompactAfter: cfg.Chat.CompactAfterTokens,
+		CompactKeep:  cfg.Chat.CompactKeepExchanges,
+		History:      history,
+	}
+	return a, nil
+}
+
+// Close releases the knowledge base.
+func (a *Agent) Close() error {
+	if a.Engine != nil {
+		return a.Engine.Close()
+	}
+	return nil
+}
