@@ -5,15 +5,19 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/jarvis-kb/jarvis/app"
+	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
@@ -54,7 +58,25 @@ func main() {
 		ensureTray(cfg)
 	}
 
-	shell := app.NewShell(cfg, loadErr)
+	// The window's services; with a broken config only the shell is bound,
+	// so the window opens and says what is wrong.
+	var wailsCtx atomic.Pointer[context.Context] // set once the window is up
+	emit := func(name string, data any) {
+		if ctx := wailsCtx.Load(); ctx != nil {
+			runtime.EventsEmit(*ctx, name, data)
+		}
+	}
+	bind := []any{app.NewShell(cfg, loadErr)}
+	if cfg != nil {
+		ag, err := agent.New(cfg, agent.Options{Getenv: os.Getenv})
+		if err != nil {
+			bind = []any{app.NewShell(cfg, err)}
+		} else {
+			svc := app.NewServices(cfg, ag, emit, os.Getenv)
+			defer svc.Close()
+			bind = svc.Bind()
+		}
+	}
 	err = wails.Run(&options.App{
 		Title:            "Jarvis",
 		Width:            1200,
@@ -63,7 +85,8 @@ func main() {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 20, G: 22, B: 26, A: 1},
-		Bind:             []any{shell},
+		Bind:             bind,
+		OnStartup:        func(ctx context.Context) { wailsCtx.Store(&ctx) },
 		// A second start (the tray's "Open Jarvis") raises this window.
 		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: "jarvis-kb-" + config.HomeDir()},
 	})

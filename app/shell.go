@@ -21,6 +21,7 @@ type AppInfo struct {
 type Shell struct {
 	cfg     *config.Config
 	loadErr error
+	notes   []string // start-up problems found while assembling the services
 }
 
 // NewShell wraps the loaded configuration. loadErr, when set, is reported as
@@ -43,5 +44,6 @@ func (s *Shell) Info() AppInfo {
 	info.Provider = config.ProviderName(s.cfg.Chat.Provider)
 	info.Model = s.cfg.DefaultModel()
 	info.Warnings = append(info.Warnings, s.cfg.Warnings...)
+	info.Warnings = append(info.Warnings, s.notes...)
 	return info
 }

@@ -251,9 +251,9 @@ func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (str
 	return text, fmt.Sprintf("searched %q: %d results", q, len(chunks)), nil
 }
 
-// docFilter names one document: a vault note by path, anything else by source.
-func docFilter(source string) kb.Filter {
-	if strings.Contains(source, "://") || strings.HasPrefix(source, "arXiv:") || strings.HasPrefix(source, "bioRxiv:") {
+// DocFilter names one document: a vault note by path, anything else by source.
+func DocFilter(source string) kb.Filter {
+	if strings.Contains(source, "://") || strings.HasPrefix(source, "arXiv:") || strings.HasPrefix(source, "bioRxiv:") || strings.HasPrefix(source, "chat:") {
 		return kb.Filter{Source: source}
 	}
 	return kb.Filter{Source: kb.SourceVault, FilePath: source}
@@ -264,7 +264,7 @@ func (k *KB) getDocument(ctx context.Context, s *Session, args map[string]any) (
 	if source == "" {
 		return "", "", errs.New(errs.Invalid, "get_document", "source is empty")
 	}
-	chunks, err := k.Store.Document(ctx, docFilter(source))
+	chunks, err := k.Store.Document(ctx, DocFilter(source))
 	if err == nil && len(chunks) == 0 {
 		chunks, err = k.Store.Document(ctx, kb.Filter{FilePath: source}) // file:// notes cited by path
 	}
@@ -398,7 +398,7 @@ func (k *KB) updateMeta(ctx context.Context, _ *Session, args map[string]any) (s
 func (k *KB) remove(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
 	const op = "remove_document"
 	source := strings.TrimSpace(str(args, "source"))
-	f := docFilter(source)
+	f := DocFilter(source)
 	docs, err := k.Store.List(ctx, f, 5)
 	if err != nil {
 		return "", "", err

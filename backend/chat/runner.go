@@ -188,6 +188,9 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		if t.base != nil {
 			s.Messages, s.TurnStarts = t.base, t.baseStarts
 		}
+		if s.Title == DefaultTitle && len(s.Display) == 0 {
+			s.Title = titleFrom(message)
+		}
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
 		// Only evidence retrieved in this turn may be cited; the rest is cut.
@@ -225,6 +228,20 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		}
 		t.send(EventError, warning, nil)
 	}
+}
+
+// titleFrom names a session after its first question: one line, at most
+// 60 characters, cut on a word.
+func titleFrom(message string) string {
+	t := strings.Join(strings.Fields(message), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:60])
+		if i := strings.LastIndex(t, " "); i > 30 {
+			t = t[:i]
+		}
+		t += "…"
+	}
+	return t
 }
 
 // Stop rolls a turn back at once, without waiting for the worker: the

@@ -73,6 +73,9 @@ func TestTurnCommitsReplyAndSaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-done
+	if s.Title != "question" {
+		t.Fatalf("the first question names the session: %q", s.Title)
+	}
 	if rec.kinds() != "status,reply" || len(s.Messages) != 2 || s.TurnStarts[0] != 0 {
 		t.Fatalf("events %s messages %d", rec.kinds(), len(s.Messages))
 	}

@@ -24,6 +24,9 @@ import (
 // FormatVersion 2 stores the neutral transcript.
 const FormatVersion = 2
 
+// DefaultTitle names a session until its first question does.
+const DefaultTitle = "New chat"
+
 // MaxTitle caps session titles.
 const MaxTitle = 120
 
@@ -145,7 +148,7 @@ func (st *Sessions) New(spec llm.Spec, kbOnly bool) *Session {
 	_, _ = rand.Read(b) // crypto/rand does not fail on supported platforms
 	now := st.now().UTC()
 	return &Session{
-		ID: now.Format("20060102-150405") + "-" + hex.EncodeToString(b), Title: "New chat", Created: now, Updated: now,
+		ID: now.Format("20060102-150405") + "-" + hex.EncodeToString(b), Title: DefaultTitle, Created: now, Updated: now,
 		Provider: spec.Provider, Model: spec.Model, KBOnly: kbOnly, FormatVersion: FormatVersion,
 		Messages: []llm.Message{}, Display: []DisplayItem{}, Cost: map[string]llm.Usage{}, TurnStarts: []int{},
 	}

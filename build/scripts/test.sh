@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command for a fresh machine: set up, then run every test suite — Go vet,
-# Go tests, frontend unit tests and type checks, a real Wails build, and a
-# smoke test that opens the window under Xvfb and screenshots it.
+# Go tests, frontend unit tests and type checks, a real Wails build,
+# end-to-end tests of the real frontend against the real Go services in
+# headless Chromium, and a smoke test that opens the window (and the tray
+# process) under Xvfb and screenshots it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash build/scripts/setup.sh
@@ -20,6 +22,10 @@ go vet ./...
 
 printf '\n==> go test\n'
 JARVIS_REQUIRE_TOOLS=1 go test -count=1 ./...
+
+printf '\n==> end-to-end tests (headless Chromium against the Go services)\n'
+go build -o build/bin/jarvis-bridge ./app/bridge/jarvis-bridge
+(cd frontend && npm run --silent build >/dev/null && node e2e/run.mjs ../build/bin/jarvis-bridge dist ../build/bin/e2e)
 
 printf '\n==> window smoke test\n'
 bash build/scripts/smoke-window.sh build/bin/jarvis build/bin/screenshot.png

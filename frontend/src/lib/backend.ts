@@ -1,32 +1,173 @@
-// The one seam between the UI and Go. In the desktop app, Wails injects
-// window.go.app.<Service>.<Method>; the UI only ever calls through this
-// interface so components can be tested with a fake and driven in a plain
-// browser against a test bridge.
+// The one seam between the UI and Go. In the desktop app Wails injects
+// window.go.app.<Service>.<Method> and window.runtime.EventsOn; in a plain
+// browser (end-to-end tests) the same calls go to the test bridge over HTTP
+// and events arrive as server-sent events. Components only see Backend.
+import type * as T from './types'
 
-export interface AppInfo {
-  version: string
-  provider: string
-  model: string
-  dataDir: string
-  warnings: string[]
+export type { AppInfo } from './types'
+
+/** A failed backend call, with the stable error code and hint when known. */
+export class BackendError extends Error {
+  code: string
+  hint: string
+  constructor(message: string, code = '', hint = '') {
+    super(message)
+    this.code = code
+    this.hint = hint
+  }
 }
 
-export interface Backend {
-  appInfo(): Promise<AppInfo>
+export interface Transport {
+  call(service: string, method: string, ...args: unknown[]): Promise<unknown>
+  on(event: string, cb: (data: unknown) => void): () => void
 }
 
 type WailsWindow = Window & {
-  go?: { app?: { Shell?: { Info(): Promise<AppInfo> } } }
+  go?: { app?: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>> }
+  runtime?: { EventsOn(name: string, cb: (d: unknown) => void): () => void }
 }
 
-export function createBackend(w: WailsWindow = window as WailsWindow): Backend {
+export function wailsTransport(w: WailsWindow): Transport {
   return {
-    async appInfo() {
-      const shell = w.go?.app?.Shell
-      if (!shell) {
-        throw new Error('Jarvis backend not connected (start the desktop app, or the test bridge)')
+    async call(service, method, ...args) {
+      const fn = w.go?.app?.[service]?.[method]
+      if (!fn) throw new BackendError(`backend method ${service}.${method} is not bound`)
+      try {
+        return await fn(...args)
+      } catch (e) {
+        throw new BackendError(String((e as Error)?.message ?? e))
       }
-      return shell.Info()
+    },
+    on(event, cb) {
+      return w.runtime?.EventsOn(event, cb) ?? (() => {})
     },
   }
+}
+
+export function bridgeTransport(base = ''): Transport {
+  const listeners = new Map<string, Set<(d: unknown) => void>>()
+  let source: EventSource | null = null
+  const connect = () => {
+    if (source || typeof EventSource === 'undefined') return
+    source = new EventSource(base + '/bridge/events')
+    source.onmessage = (m) => {
+      const { name, data } = JSON.parse(m.data)
+      listeners.get(name)?.forEach((cb) => cb(data))
+    }
+  }
+  return {
+    async call(service, method, ...args) {
+      const res = await fetch(base + '/bridge/call', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ service, method, args }),
+      })
+      const body = await res.json()
+      if (!res.ok) throw new BackendError(body.message, body.code, body.hint)
+      return body.result
+    },
+    on(event, cb) {
+      connect()
+      if (!listeners.has(event)) listeners.set(event, new Set())
+      listeners.get(event)!.add(cb)
+      return () => listeners.get(event)?.delete(cb)
+    },
+  }
+}
+
+/** The typed surface the components use. */
+export interface Backend {
+  appInfo(): Promise<T.AppInfo>
+  onChat(cb: (e: T.ChatEvent) => void): () => void
+  sessions(): Promise<T.SessionRow[]>
+  newSession(spec: string, kbOnly: boolean): Promise<T.SessionView>
+  openSession(id: string): Promise<T.SessionView>
+  send(id: string, message: string): Promise<void>
+  stop(id: string): Promise<boolean>
+  confirm(token: string, yes: boolean): Promise<void>
+  rename(id: string, title: string): Promise<T.SessionView>
+  setPinned(id: string, pinned: boolean): Promise<T.SessionView>
+  setModel(id: string, spec: string): Promise<T.SessionView>
+  setKBOnly(id: string, on: boolean): Promise<T.SessionView>
+  deleteSession(id: string): Promise<void>
+  models(current: string): Promise<T.CatalogueEntry[]>
+  documents(kind: string, filter: string): Promise<T.DocumentSummary[]>
+  search(query: string, n: number): Promise<T.HitView[]>
+  stats(): Promise<T.Counts>
+  setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
+  prepareRemove(key: string): Promise<T.RemovalPreview>
+  remove(token: string): Promise<number>
+  openCitation(c: T.Citation): Promise<void>
+  revealCitation(c: T.Citation): Promise<void>
+  configSummary(): Promise<string[]>
+  responseStyle(): Promise<string>
+  setResponseStyle(s: string): Promise<void>
+  prompts(): Promise<T.Prompt[]>
+  savePrompt(name: string, text: string): Promise<void>
+  resetPrompt(name: string): Promise<string>
+  drafts(): Promise<T.Draft[]>
+  openFile(id: string, file: string): Promise<T.FileView>
+  saveFile(id: string, file: string, text: string, hash: string): Promise<string>
+  versions(id: string, file: string): Promise<T.Version[]>
+  readVersion(id: string, version: string): Promise<string>
+  restore(id: string, version: string): Promise<string>
+  proposals(id: string): Promise<T.Proposal[]>
+  apply(token: string, accepted: number[]): Promise<string>
+  discard(token: string): Promise<void>
+  preview(markdown: string): Promise<string>
+  tools(): Promise<T.Availability>
+  render(id: string, file: string): Promise<T.RenderResult>
+  syncStatus(): Promise<T.SyncView>
+}
+
+export function backendOver(t: Transport): Backend {
+  const c = <R>(service: string, method: string, ...args: unknown[]) => t.call(service, method, ...args) as Promise<R>
+  return {
+    appInfo: () => c('Shell', 'Info'),
+    onChat: (cb) => t.on('chat', (d) => cb(d as T.ChatEvent)),
+    sessions: () => c('Chat', 'List'),
+    newSession: (spec, kbOnly) => c('Chat', 'New', spec, kbOnly),
+    openSession: (id) => c('Chat', 'Open', id),
+    send: (id, m) => c('Chat', 'Send', id, m),
+    stop: (id) => c('Chat', 'Stop', id),
+    confirm: (token, yes) => c('Chat', 'Confirm', token, yes),
+    rename: (id, title) => c('Chat', 'Rename', id, title),
+    setPinned: (id, p) => c('Chat', 'SetPinned', id, p),
+    setModel: (id, spec) => c('Chat', 'SetModel', id, spec),
+    setKBOnly: (id, on) => c('Chat', 'SetKBOnly', id, on),
+    deleteSession: (id) => c('Chat', 'Delete', id),
+    models: (current) => c('Chat', 'Models', current),
+    documents: (kind, filter) => c('Library', 'Documents', kind, filter),
+    search: (q, n) => c('Library', 'Search', q, n),
+    stats: () => c('Library', 'Stats'),
+    setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
+    prepareRemove: (k) => c('Library', 'PrepareRemove', k),
+    remove: (token) => c('Library', 'Remove', token),
+    openCitation: (ci) => c('Library', 'OpenCitation', ci),
+    revealCitation: (ci) => c('Library', 'RevealCitation', ci),
+    configSummary: () => c('Settings', 'Summary'),
+    responseStyle: () => c('Settings', 'ResponseStyle'),
+    setResponseStyle: (s) => c('Settings', 'SetResponseStyle', s),
+    prompts: () => c('Settings', 'Prompts'),
+    savePrompt: (n, text) => c('Settings', 'SavePrompt', n, text),
+    resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
+    drafts: () => c('Editor', 'Drafts'),
+    openFile: (id, f) => c('Editor', 'Open', id, f),
+    saveFile: (id, f, text, hash) => c('Editor', 'Save', id, f, text, hash),
+    versions: (id, f) => c('Editor', 'Versions', id, f),
+    readVersion: (id, v) => c('Editor', 'ReadVersion', id, v),
+    restore: (id, v) => c('Editor', 'Restore', id, v),
+    proposals: (id) => c('Editor', 'Proposals', id),
+    apply: (token, acc) => c('Editor', 'Apply', token, acc),
+    discard: (token) => c('Editor', 'Discard', token),
+    preview: (md) => c('Editor', 'Preview', md),
+    tools: () => c('Editor', 'Tools'),
+    render: (id, f) => c('Editor', 'Render', id, f),
+    syncStatus: () => c('Sync', 'Status'),
+  }
+}
+
+/** Wails when it is there, else the test bridge on this page's origin. */
+export function createBackend(w: WailsWindow = window as WailsWindow): Backend {
+  return backendOver(w.go?.app ? wailsTransport(w) : bridgeTransport())
 }

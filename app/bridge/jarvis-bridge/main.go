@@ -1,0 +1,226 @@
+// Command jarvis-bridge serves the real frontend and the real Go services to
+// a plain browser, for end-to-end tests. With -demo it seeds a throwaway
+// home: a small vault (one private folder), embedding and reranking
+// fixtures, and a local model server that speaks Ollama's streaming chat
+// protocol with a scripted "brain" (search, cite, ask before removing, stream
+// slowly when told to), so a test drives every path of a turn through the
+// real client code.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/app"
+	"github.com/jarvis-kb/jarvis/app/bridge"
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+)
+
+var demoNotes = map[string]string{
+	"garden/tomatoes.md": "---\ntype: howto\nstatus: tested\n---\n# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
+	"garden/roses.md":    "# Roses\n\nPrune roses in late winter before new growth.\n",
+	"private/diary.md":   "# Diary\n\nWorried about the grant budget again today.\n",
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	dist := flag.String("dist", "frontend/dist", "built frontend")
+	demo := flag.Bool("demo", false, "seed a throwaway home with a vault, fixture models and a scripted model server")
+	flag.Parse()
+	if err := run(*addr, *dist, *demo); err != nil {
+		fmt.Fprintln(os.Stderr, "jarvis-bridge:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, dist string, demo bool) error {
+	if demo {
+		home, err := os.MkdirTemp("", "jarvis-e2e-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(home)
+		os.Setenv("JARVIS_HOME", home)
+		llmURL, stop, err := startBrain()
+		if err != nil {
+			return err
+		}
+		defer stop()
+		if err := seed(home, llmURL); err != nil {
+			return err
+		}
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	ag, err := agent.New(cfg, agent.Options{Getenv: os.Getenv})
+	if err != nil {
+		return err
+	}
+	var br *bridge.Bridge
+	svc := app.NewServices(cfg, ag, func(name string, data any) { br.Emit(name, data) }, os.Getenv)
+	defer svc.Close()
+	br = bridge.New(svc.Bind()...)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("jarvis-bridge listening on http://%s/\n", ln.Addr())
+	srv := &http.Server{Handler: br.Handler(os.DirFS(dist))}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// seed writes the demo vault, fixture models and config, and indexes the vault.
+func seed(home, llmURL string) error {
+	vault := filepath.Join(home, "vault")
+	var all []string
+	for rel, text := range demoNotes {
+		p := filepath.Join(vault, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+		all = append(all, text)
+	}
+	words := embedtest.Words(append(all, "how should I water my tomatoes", "what worries me")...)
+	emb, rr := filepath.Join(home, "models", "bow"), filepath.Join(home, "models", "overlap")
+	if err := embedtest.WriteEmbedder(emb, words); err != nil {
+		return err
+	}
+	if err := embedtest.WriteReranker(rr, words); err != nil {
+		return err
+	}
+	for _, kv := range [][3]string{
+		{"vault", "path", vault}, {"rag", "embed_model", emb}, {"rag", "rerank_model", rr},
+		{"chat", "provider", "ollama"}, {"chat", "ollama_url", llmURL}, {"chat", "ollama_model", "demo"},
+	} {
+		if err := config.SetIn(home, kv[0], kv[1], kv[2]); err != nil {
+			return err
+		}
+	}
+	if err := config.SetIn(home, "vault", "private_dirs", []string{"private"}); err != nil {
+		return err
+	}
+	cfg, err := config.LoadFrom(home)
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	_, err = e.Refresher().Refresh(context.Background())
+	return err
+}
+
+// draftRE finds a created draft's id in an earlier tool result.
+var draftRE = regexp.MustCompile(`Created draft (\S+)`)
+
+// sourceRE finds the first citation label in a tool result.
+var sourceRE = regexp.MustCompile(`\[source: ([^\]]+)\]`)
+
+// startBrain runs the scripted model on loopback, in Ollama's NDJSON
+// streaming format.
+func startBrain() (string, func(), error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"models": []any{map[string]any{"name": "demo"}}})
+	})
+	mux.HandleFunc("POST /api/chat", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		line := func(v any) {
+			b, _ := json.Marshal(v)
+			w.Write(append(b, '\n'))
+			w.(http.Flusher).Flush()
+		}
+		say := func(text string) {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": text}, "done": false})
+		}
+		call := func(name string, args map[string]any) {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "",
+				"tool_calls": []any{map[string]any{"function": map[string]any{"name": name, "arguments": args}}}}, "done": false})
+		}
+		last := req.Messages[len(req.Messages)-1]
+		var question string
+		for i := len(req.Messages) - 1; i >= 0; i-- {
+			if m := req.Messages[i]; m.Role == "user" && !strings.HasPrefix(m.Content, "Summary of our earlier") {
+				question = m.Content
+				break
+			}
+		}
+		switch {
+		case last.Role == "tool":
+			if m := sourceRE.FindStringSubmatch(last.Content); m != nil {
+				say(fmt.Sprintf("From your notes: see [source: %s]. I also made up [source: invented/paper.md].", m[1]))
+			} else {
+				say("Done: " + strings.SplitN(last.Content, "\n", 2)[0])
+			}
+		case strings.Contains(question, "slow"):
+			for i := 0; i < 100; i++ {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+				say("word ")
+			}
+		case strings.Contains(question, "write a draft"):
+			call("create_draft", map[string]any{"title": "Letter", "filename": "letter.md",
+				"content": "# Letter\n\nDear team,\n\nThanks for the data.\n\nBest,\nAda\n"})
+		case strings.Contains(question, "edit the draft"):
+			var id string
+			for _, m := range req.Messages {
+				if mm := draftRE.FindStringSubmatch(m.Content); mm != nil {
+					id = mm[1]
+				}
+			}
+			call("propose_draft_edit", map[string]any{"draft_id": id, "summary": "warmer greeting",
+				"new_text": "# Letter\n\nDear colleagues,\n\nThanks for the data.\n\nBest wishes,\nAda\n"})
+		case strings.Contains(question, "remove"):
+			call("remove_document", map[string]any{"source": "garden/roses.md"})
+		default:
+			call("search_kb", map[string]any{"query": question})
+		}
+		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}

@@ -1,0 +1,238 @@
+package app
+
+import (
+	"context"
+	"strings"
+	gosync "sync"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// Emit sends a named event to the window (Wails events in the app, the
+// test bridge's event stream in end-to-end tests).
+type Emit func(name string, data any)
+
+// ChatEvent is the event name every turn event is sent under.
+const ChatEvent = "chat"
+
+// Chat serves sessions and turns.
+type Chat struct {
+	ag     *agent.Agent
+	emit   Emit
+	getenv func(string) string
+
+	mu   gosync.Mutex
+	open map[string]*chat.Session // sessions the window has open, by id
+}
+
+// SessionRow is one sidebar entry.
+type SessionRow struct {
+	chat.Summary
+	Busy bool `json:"busy"`
+}
+
+// SessionView is an opened session.
+type SessionView struct {
+	ID      string             `json:"id"`
+	Title   string             `json:"title"`
+	Spec    string             `json:"spec"`
+	Private bool               `json:"private"`
+	KBOnly  bool               `json:"kbOnly"`
+	Pinned  bool               `json:"pinned"`
+	CostUSD float64            `json:"costUsd"`
+	Busy    bool               `json:"busy"`
+	Display []chat.DisplayItem `json:"display"`
+}
+
+func (c *Chat) view(s *chat.Session) SessionView {
+	cost := 0.0
+	for _, v := range s.Cost {
+		cost += v.USD
+	}
+	d := s.Display
+	if d == nil {
+		d = []chat.DisplayItem{}
+	}
+	return SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
+		CostUSD: cost, Busy: c.ag.Runner.Busy(s.ID), Display: d}
+}
+
+// session returns an open session, loading it on first use.
+func (c *Chat) session(id string) (*chat.Session, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.open[id]; ok {
+		return s, nil
+	}
+	s, err := c.ag.Sessions.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	c.open[id] = s
+	return s, nil
+}
+
+// List is the sidebar: saved sessions plus open unsaved ones.
+func (c *Chat) List() ([]SessionRow, error) {
+	saved, _ := c.ag.Sessions.List() // unreadable files are skipped and logged by the store
+	out := []SessionRow{}
+	seen := map[string]bool{}
+	for _, s := range saved {
+		out = append(out, SessionRow{Summary: s, Busy: c.ag.Runner.Busy(s.ID)})
+		seen[s.ID] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, s := range c.open {
+		if !seen[id] {
+			out = append(out, SessionRow{Summary: chat.Summary{ID: id, Title: s.Title, Updated: s.Updated, Spec: s.ModelSpec()}, Busy: c.ag.Runner.Busy(id)})
+		}
+	}
+	return out, nil
+}
+
+// New starts a session with a model spec ("" = the configured default).
+func (c *Chat) New(spec string, kbOnly bool) (SessionView, error) {
+	if spec == "" {
+		spec = c.ag.Cfg.Chat.Provider
+	}
+	sp, err := llm.Resolve(c.ag.Cfg, spec)
+	if err != nil {
+		return SessionView{}, err
+	}
+	s := c.ag.Sessions.New(sp, kbOnly)
+	c.mu.Lock()
+	c.open[s.ID] = s
+	c.mu.Unlock()
+	return c.view(s), nil
+}
+
+// Open loads a session for display.
+func (c *Chat) Open(id string) (SessionView, error) {
+	s, err := c.session(id)
+	if err != nil {
+		return SessionView{}, err
+	}
+	return c.view(s), nil
+}
+
+// Send starts a turn; its events arrive as "chat" events.
+func (c *Chat) Send(id, message string) error {
+	s, err := c.session(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.ag.Runner.Start(context.Background(), s, message, func(e chat.Event) { c.emit(ChatEvent, e) })
+	return err
+}
+
+// Stop rolls the session's turn back at once.
+func (c *Chat) Stop(id string) bool { return c.ag.Runner.Stop(id) }
+
+// Confirm answers a confirmation by its token.
+func (c *Chat) Confirm(token string, yes bool) error { return c.ag.Confirm.Answer(token, yes) }
+
+// NeedsCompaction says whether the next turn will compact first.
+func (c *Chat) NeedsCompaction(id string) (bool, error) {
+	s, err := c.session(id)
+	if err != nil {
+		return false, err
+	}
+	return chat.NeedsCompaction(s, c.ag.Runner.CompactAfter, c.ag.Runner.CompactKeep), nil
+}
+
+// Rename sets a session's title.
+func (c *Chat) Rename(id, title string) (SessionView, error) {
+	s, err := c.mutate(id, func(s *chat.Session) error {
+		title = strings.TrimSpace(title)
+		if title == "" {
+			return errs.New(errs.Invalid, "chat.Rename", "a title cannot be empty")
+		}
+		if r := []rune(title); len(r) > chat.MaxTitle {
+			title = string(r[:chat.MaxTitle])
+		}
+		s.Title = title
+		return c.saveIfStarted(s)
+	})
+	return c.viewOr(s, err)
+}
+
+// SetPinned pins or unpins a session.
+func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
+	s, err := c.mutate(id, func(s *chat.Session) error {
+		s.Pinned = pinned
+		return c.saveIfStarted(s)
+	})
+	return c.viewOr(s, err)
+}
+
+// SetModel switches a session's model; a private session refuses cloud ones.
+func (c *Chat) SetModel(id, spec string) (SessionView, error) {
+	s, err := c.mutate(id, func(s *chat.Session) error {
+		sp, err := llm.ValidateSwitch(c.ag.Cfg, spec, s.Private, c.getenv)
+		if err != nil {
+			return err
+		}
+		s.Provider, s.Model = sp.Provider, sp.Model
+		return c.saveIfStarted(s)
+	})
+	return c.viewOr(s, err)
+}
+
+// SetKBOnly toggles "answer from the knowledge base only".
+func (c *Chat) SetKBOnly(id string, on bool) (SessionView, error) {
+	s, err := c.mutate(id, func(s *chat.Session) error {
+		s.KBOnly = on
+		return c.saveIfStarted(s)
+	})
+	return c.viewOr(s, err)
+}
+
+// Delete removes a session and its indexed exchanges.
+func (c *Chat) Delete(id string) error {
+	if c.ag.Runner.Busy(id) {
+		return errs.New(errs.Conflict, "chat.Delete", "stop the running answer before deleting this session")
+	}
+	c.mu.Lock()
+	delete(c.open, id)
+	c.mu.Unlock()
+	return c.ag.Sessions.Delete(id)
+}
+
+// Models is the model picker's catalogue.
+func (c *Chat) Models(current string) []llm.CatalogueEntry {
+	return llm.Catalogue(c.ag.Cfg, current, c.getenv)
+}
+
+func (c *Chat) mutate(id string, fn func(*chat.Session) error) (*chat.Session, error) {
+	if c.ag.Runner.Busy(id) {
+		return nil, errs.New(errs.Conflict, "chat", "this session is answering; wait or stop it first")
+	}
+	s, err := c.session(id)
+	if err != nil {
+		// A session that was never saved lives only in memory.
+		return nil, err
+	}
+	return s, fn(s)
+}
+
+func (c *Chat) viewOr(s *chat.Session, err error) (SessionView, error) {
+	if err != nil {
+		return SessionView{}, err
+	}
+	return c.view(s), nil
+}
+
+// saveIfStarted persists sessions that have a turn; an empty one stays in
+// memory until its first message.
+func (c *Chat) saveIfStarted(s *chat.Session) error {
+	if len(s.Messages) == 0 {
+		s.Updated = time.Now().UTC()
+		return nil
+	}
+	return c.ag.Sessions.Save(s)
+}

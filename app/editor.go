@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/drafts/render"
+)
+
+// Editor serves the drafts editor: files, saves with a hash check, history,
+// the Markdown preview, proposals under review, compile and export.
+type Editor struct {
+	ws  *drafts.Workspace
+	cfg *config.Config
+}
+
+// FileView is one open file.
+type FileView struct {
+	Draft string `json:"draft"`
+	File  string `json:"file"`
+	Text  string `json:"text"`
+	Hash  string `json:"hash"`
+}
+
+// Drafts lists the sandbox.
+func (e *Editor) Drafts() ([]drafts.Draft, error) {
+	list, err := e.ws.List()
+	if list == nil {
+		list = []drafts.Draft{}
+	}
+	return list, err
+}
+
+// Open reads a draft file.
+func (e *Editor) Open(id, file string) (FileView, error) {
+	text, hash, err := e.ws.Read(id, file)
+	return FileView{Draft: id, File: file, Text: text, Hash: hash}, err
+}
+
+// Save writes the human's text if the file still has expectHash (else a
+// Conflict error: someone else saved first).
+func (e *Editor) Save(id, file, text, expectHash string) (string, error) {
+	return e.ws.Save(id, file, text, expectHash)
+}
+
+// Versions is the History panel.
+func (e *Editor) Versions(id, file string) ([]drafts.Version, error) {
+	v, err := e.ws.Versions(id, file)
+	if v == nil {
+		v = []drafts.Version{}
+	}
+	return v, err
+}
+
+// ReadVersion shows an old version.
+func (e *Editor) ReadVersion(id, version string) (string, error) {
+	return e.ws.ReadVersion(id, version)
+}
+
+// Restore brings an old version back (the current text is snapshotted first).
+func (e *Editor) Restore(id, version string) (string, error) { return e.ws.RestoreVersion(id, version) }
+
+// Proposals are the agent's edits waiting for review on a draft.
+func (e *Editor) Proposals(id string) []drafts.Proposal {
+	p := e.ws.Pending(id)
+	if p == nil {
+		p = []drafts.Proposal{}
+	}
+	return p
+}
+
+// Apply writes the accepted hunks of a proposal (one shot).
+func (e *Editor) Apply(token string, accepted []int) (string, error) {
+	return e.ws.Apply(token, accepted)
+}
+
+// Discard rejects a whole proposal.
+func (e *Editor) Discard(token string) error { return e.ws.Discard(token) }
+
+// Preview renders Markdown to HTML for the sandboxed preview frame.
+func (e *Editor) Preview(markdown string) (string, error) { return render.MarkdownToHTML(markdown) }
+
+func (e *Editor) toolchain() render.Toolchain {
+	d := e.cfg.Drafts
+	return render.Toolchain{LatexEngine: d.LatexEngine, PDFEngine: d.PDFEngine, Margin: d.PDFMargin,
+		Timeout: time.Duration(d.CompileTimeoutSeconds) * time.Second}
+}
+
+// Tools says which of compile (LaTeX) and export (pandoc) exist here, so
+// the editor hides the buttons it cannot honour.
+func (e *Editor) Tools() render.Availability { return e.toolchain().Available() }
+
+// RenderResult is a compiled PDF (base64) with the tail of its log.
+type RenderResult struct {
+	PDF string `json:"pdf"`
+	Log string `json:"log"`
+}
+
+// Render compiles a .tex file or exports a .md file to PDF.
+func (e *Editor) Render(id, file string) (RenderResult, error) {
+	r, err := e.ws.Render(context.Background(), e.toolchain(), id, file)
+	return RenderResult{PDF: base64.StdEncoding.EncodeToString(r.PDF), Log: render.LogTail(r.Log, 40)}, err
+}

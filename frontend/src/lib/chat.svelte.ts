@@ -1,0 +1,242 @@
+// Chat state: the session list, the open sessions and each one's turn in
+// flight. Turn events arrive tagged with a session id and a per-turn
+// sequence number; an event older than the last one seen is a duplicate
+// (or from a turn already rolled back) and is ignored.
+import type { Backend } from './backend'
+import type { ChatEvent, Citation, SessionRow, SessionView } from './types'
+
+export interface ToolLine {
+  text: string
+  failed: boolean
+}
+
+export interface Confirmation {
+  token: string
+  text: string
+}
+
+export interface Turn {
+  question: string
+  tools: ToolLine[]
+  status: string
+  confirms: Confirmation[]
+  lastSeq: number
+}
+
+const DRAFTS_KEY = 'jarvis.inputDrafts'
+
+function loadDrafts(): Record<string, string> {
+  try {
+    return JSON.parse(localStorage.getItem(DRAFTS_KEY) ?? '{}')
+  } catch {
+    return {}
+  }
+}
+
+export class ChatState {
+  sessions = $state<SessionRow[]>([])
+  views = $state<Record<string, SessionView>>({})
+  turns = $state<Record<string, Turn>>({})
+  activeId = $state('')
+  inputs = $state<Record<string, string>>(loadDrafts())
+  error = $state('')
+  private off: () => void
+
+  constructor(private backend: Backend) {
+    this.off = backend.onChat((e) => this.onEvent(e))
+  }
+
+  dispose() {
+    this.off()
+  }
+
+  get active(): SessionView | undefined {
+    return this.views[this.activeId]
+  }
+
+  get turn(): Turn | undefined {
+    return this.turns[this.activeId]
+  }
+
+  private fail(e: unknown) {
+    this.error = String((e as Error)?.message ?? e)
+  }
+
+  async refresh() {
+    try {
+      this.sessions = await this.backend.sessions()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async create(spec = '', kbOnly = true) {
+    try {
+      const v = await this.backend.newSession(spec, kbOnly)
+      this.views[v.id] = v
+      this.activeId = v.id
+      await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async open(id: string) {
+    try {
+      this.views[id] = await this.backend.openSession(id)
+      this.activeId = id
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  /** Per-session input drafts survive switching sessions and restarts. */
+  setInput(id: string, text: string) {
+    this.inputs[id] = text
+    localStorage.setItem(DRAFTS_KEY, JSON.stringify(this.inputs))
+  }
+
+  async send(text: string) {
+    const id = this.activeId
+    const message = text.trim()
+    if (!id || !message || this.turns[id]) return
+    this.error = ''
+    this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], lastSeq: 0 }
+    this.setInput(id, '')
+    try {
+      await this.backend.send(id, message)
+    } catch (e) {
+      delete this.turns[id]
+      this.setInput(id, message)
+      this.fail(e)
+    }
+  }
+
+  /** Stop returns the composer at once; the backend rolls the turn back. */
+  async stop() {
+    const id = this.activeId
+    const t = this.turns[id]
+    if (!t) return
+    delete this.turns[id]
+    this.setInput(id, t.question)
+    try {
+      await this.backend.stop(id)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async answer(token: string, yes: boolean) {
+    for (const t of Object.values(this.turns)) t.confirms = t.confirms.filter((c) => c.token !== token)
+    try {
+      await this.backend.confirm(token, yes)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  onEvent(e: ChatEvent) {
+    const t = this.turns[e.session_id]
+    if (!t || e.seq <= t.lastSeq) return
+    t.lastSeq = e.seq
+    switch (e.kind) {
+      case 'status':
+        t.status = e.text
+        break
+      case 'tool':
+        t.tools.push({ text: e.text, failed: e.text.endsWith(' failed') })
+        break
+      case 'confirm':
+        t.confirms.push({ token: String(e.data?.token ?? ''), text: e.text })
+        break
+      case 'reply':
+      case 'error':
+      case 'stopped':
+        this.finish(e, t)
+        break
+    }
+  }
+
+  private async finish(e: ChatEvent, t: Turn) {
+    const id = e.session_id
+    delete this.turns[id]
+    if (e.kind === 'error') {
+      this.error = e.text
+      const restore = e.data?.restore_input
+      if (typeof restore === 'string') this.setInput(id, restore)
+    }
+    if (e.kind === 'stopped' && !this.inputs[id]) this.setInput(id, t.question)
+    try {
+      this.views[id] = await this.backend.openSession(id)
+    } catch (err) {
+      this.fail(err)
+    }
+    await this.refresh()
+  }
+
+  async rename(id: string, title: string) {
+    try {
+      this.views[id] = await this.backend.rename(id, title)
+      await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async togglePin(row: SessionRow) {
+    try {
+      this.views[row.id] = await this.backend.setPinned(row.id, !row.pinned)
+      await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async remove(id: string) {
+    try {
+      await this.backend.deleteSession(id)
+      delete this.views[id]
+      if (this.activeId === id) this.activeId = ''
+      await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async setModel(spec: string) {
+    const id = this.activeId
+    if (!id) return
+    try {
+      this.views[id] = await this.backend.setModel(id, spec)
+      await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async setKBOnly(on: boolean) {
+    const id = this.activeId
+    if (!id) return
+    try {
+      this.views[id] = await this.backend.setKBOnly(id, on)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async openCitation(c: Citation) {
+    try {
+      await this.backend.openCitation(c)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async revealCitation(c: Citation) {
+    try {
+      await this.backend.revealCitation(c)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+}

@@ -1,0 +1,170 @@
+// JSON shapes of the Go services (app/*.go and the backend types they return).
+
+export interface AppInfo {
+  version: string
+  provider: string
+  model: string
+  dataDir: string
+  warnings: string[]
+}
+
+export interface Citation {
+  source: string
+  title?: string
+  page?: number
+  chunk_id?: number
+  file_path?: string
+}
+
+export interface DisplayItem {
+  role: 'user' | 'assistant' | 'tool' | 'status'
+  text: string
+  citations?: Citation[]
+  at: string
+}
+
+export interface SessionRow {
+  id: string
+  title: string
+  updated: string
+  pinned: boolean
+  private: boolean
+  spec: string
+  busy: boolean
+}
+
+export interface SessionView {
+  id: string
+  title: string
+  spec: string
+  private: boolean
+  kbOnly: boolean
+  pinned: boolean
+  costUsd: number
+  busy: boolean
+  display: DisplayItem[]
+}
+
+export interface ChatEvent {
+  session_id: string
+  seq: number
+  kind: 'tool' | 'confirm' | 'status' | 'reply' | 'stopped' | 'error'
+  text: string
+  data?: Record<string, unknown>
+}
+
+export interface CatalogueEntry {
+  spec: string
+  provider: string
+  model: string
+  local: boolean
+  available: boolean
+  current: boolean
+}
+
+export interface DocumentSummary {
+  key: string
+  doc_type: string
+  visibility: string
+  title: string
+  chunks: number
+  authors?: string
+  doi?: string
+  category?: string
+  status?: string
+}
+
+export interface HitView {
+  citation: Citation
+  docType: string
+  private: boolean
+  section: string
+  text: string
+  score: number
+}
+
+export interface Counts {
+  chunks: number
+  documents: number
+  private: number
+  by_type: Record<string, number>
+}
+
+export interface RemovalPreview {
+  token: string
+  key: string
+  title: string
+  chunks: number
+  notice: string
+}
+
+export interface Prompt {
+  name: string
+  text: string
+  modified: boolean
+}
+
+export interface Draft {
+  id: string
+  title: string
+  visibility: string
+  main_file: string
+  files: string[]
+}
+
+export interface FileView {
+  draft: string
+  file: string
+  text: string
+  hash: string
+}
+
+export interface Version {
+  id: string
+  file: string
+  size: number
+}
+
+export interface Hunk {
+  index: number
+  kind: 'add' | 'remove' | 'replace'
+  old_start: number
+  old_end: number
+  new_start: number
+  new_end: number
+  old_lines: string[]
+  new_lines: string[]
+  old_spans: [number, number][] | null
+  new_spans: [number, number][] | null
+}
+
+export interface Proposal {
+  token: string
+  draft_id: string
+  file: string
+  base_hash: string
+  summary: string
+  hunks: Hunk[]
+}
+
+export interface Availability {
+  latex: boolean
+  pandoc: boolean
+}
+
+export interface RenderResult {
+  pdf: string
+  log: string
+}
+
+export interface JobLine {
+  ID: string
+  Title: string
+}
+
+export interface SyncView {
+  running: boolean
+  pid: number
+  since: string
+  jobs: JobLine[]
+}
