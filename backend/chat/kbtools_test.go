@@ -522,3 +522,15 @@ func TestUpdateFilePathAndFieldFilters(t *testing.T) {
 		t.Fatalf("field filter must narrow the pool: %+v", out)
 	}
 }
+
+func TestToolEventsCarryEvidence(t *testing.T) {
+	f := newKB(t)
+	ctx, _, _ := turnCtx()
+	var ev Event
+	f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "tomato watering sun seedlings", "kind": "notes", "n": 2.0}), func(e Event) { ev = e })
+	data := ev.Data.(map[string]any)
+	cites := data["evidence"].([]Citation)
+	if data["tool"] != "search_kb" || len(cites) != 2 || cites[0].Source != "garden/tomatoes.md" || cites[0].ChunkID == 0 {
+		t.Fatalf("tool event %+v", ev)
+	}
+}

@@ -15,6 +15,7 @@ import (
 type Ledger struct {
 	mu       gosync.Mutex
 	evidence map[string]Citation // by source and by file path
+	order    []Citation          // in retrieval order, for per-tool reporting
 	Withheld int
 	private  bool
 	emit     func(Event)
@@ -41,6 +42,7 @@ func LedgerFrom(ctx context.Context) *Ledger {
 func (l *Ledger) Add(cs ...Citation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.order = append(l.order, cs...)
 	for _, c := range cs {
 		if c.Source != "" {
 			if _, seen := l.evidence[c.Source]; !seen {
@@ -53,6 +55,19 @@ func (l *Ledger) Add(cs ...Citation) {
 			}
 		}
 	}
+}
+
+// count and since let the tool box report what one call retrieved.
+func (l *Ledger) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.order)
+}
+
+func (l *Ledger) since(n int) []Citation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Citation(nil), l.order[n:]...)
 }
 
 // AddWithheld counts private matches kept from a cloud model.

@@ -47,6 +47,8 @@ func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emi
 	if !ok {
 		return llm.ToolOutcome{Content: fmt.Sprintf("Error: there is no tool named %q.", call.Name), IsError: true}, nil
 	}
+	l := LedgerFrom(ctx)
+	before := l.count()
 	text, summary, err := t.Run(ctx, s, call.Arguments)
 	if err != nil {
 		if errs.Is(err, errs.Privacy) || errs.Is(err, errs.Cancelled) || errs.Is(err, errs.Internal) {
@@ -59,7 +61,8 @@ func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emi
 		emit(Event{Kind: EventTool, Text: call.Name + " failed", Data: map[string]any{"tool": call.Name, "error": err.Error()}})
 		return llm.ToolOutcome{Content: msg, IsError: true}, nil
 	}
-	emit(Event{Kind: EventTool, Text: summary, Data: map[string]any{"tool": call.Name}})
+	// Structured evidence (source, chunk ids, pages) for the UI's tool box.
+	emit(Event{Kind: EventTool, Text: summary, Data: map[string]any{"tool": call.Name, "evidence": l.since(before)}})
 	return llm.ToolOutcome{Content: text}, nil
 }
 

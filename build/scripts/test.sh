@@ -14,7 +14,7 @@ printf '\n==> frontend: type check and unit tests\n'
 
 printf '\n==> desktop build\n'
 (cd frontend && npm run --silent build >/dev/null)
-wails build -s -clean >/tmp/jarvis-wails-build.log 2>&1 || { cat /tmp/jarvis-wails-build.log; exit 1; }
+wails build -s -skipbindings -clean >/tmp/jarvis-wails-build.log 2>&1 || { cat /tmp/jarvis-wails-build.log; exit 1; }
 go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
 
 printf '\n==> go vet\n'

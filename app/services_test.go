@@ -1,0 +1,120 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+func services(t *testing.T) (*Services, *config.Config) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte("# my settings\n[chat]\nresponse_style = \"\" # how to answer\n"), 0o600)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vault.Path = filepath.Join(home, "vault")
+	os.MkdirAll(filepath.Join(cfg.Vault.Path, "garden"), 0o755)
+	os.WriteFile(filepath.Join(cfg.Vault.Path, "garden", "roses.md"), []byte("# Roses\n\nPrune roses in winter.\n"), 0o644)
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(home, "bow"), ""
+	if err := embedtest.WriteEmbedder(cfg.RAG.EmbedModel, embedtest.Words("prune roses winter")); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Engine.Refresher().Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServices(cfg, ag, func(string, any) {}, func(string) string { return "" })
+	t.Cleanup(func() { s.Close() })
+	return s, cfg
+}
+
+func TestLibraryRemovalIsTwoStepAndSingleUse(t *testing.T) {
+	s, _ := services(t)
+	docs, err := s.Library.Documents("notes", "ros")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	p, err := s.Library.PrepareRemove(docs[0].Key)
+	if err != nil || p.Chunks != 1 || !strings.Contains(p.Notice, "never touched") {
+		t.Fatalf("%v %+v", err, p)
+	}
+	if n, err := s.Library.Remove(p.Token); err != nil || n != 1 {
+		t.Fatalf("remove: %d %v", n, err)
+	}
+	if _, err := s.Library.Remove(p.Token); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a token removes once: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.agent.Cfg.Vault.Path, "garden", "roses.md")); err != nil {
+		t.Fatal("the file was touched")
+	}
+	var opened string
+	s.Library.Open = func(p string) error { opened = p; return nil }
+	if err := s.Library.OpenCitation(chat.Citation{Source: "garden/roses.md", FilePath: "garden/roses.md"}); err != nil || !strings.HasSuffix(opened, "vault/garden/roses.md") {
+		t.Fatalf("open %q %v", opened, err)
+	}
+	if err := s.Library.OpenCitation(chat.Citation{Source: "https://arxiv.org/abs/1"}); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a web source is not a local file: %v", err)
+	}
+}
+
+func TestSettingsWriteBackKeepsTheFile(t *testing.T) {
+	s, cfg := services(t)
+	if err := s.Settings.SetResponseStyle("Be brief."); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfg.Home, "config.toml"))
+	if string(b) != "# my settings\n[chat]\nresponse_style = 'Be brief.' # how to answer\n" || s.Settings.ResponseStyle() != "Be brief." {
+		t.Fatalf("config.toml now:\n%s", b)
+	}
+	def, err := s.Settings.ResetPrompt("system_prompt")
+	if err != nil || !strings.Contains(def, "RETRIEVED DATA") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestChatSessionsLifecycle(t *testing.T) {
+	s, _ := services(t)
+	v, err := s.Chat.New("", true)
+	if err != nil || v.Spec == "" || !v.KBOnly {
+		t.Fatalf("%v %+v", err, v)
+	}
+	list, _ := s.Chat.List()
+	if len(list) != 1 || list[0].ID != v.ID {
+		t.Fatalf("an open unsaved session is listed: %+v", list)
+	}
+	if v, err = s.Chat.Rename(v.ID, "  Garden  "); err != nil || v.Title != "Garden" {
+		t.Fatalf("%v %+v", err, v)
+	}
+	if _, err := s.Chat.Rename(v.ID, " "); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("empty title: %v", err)
+	}
+	if _, err := s.Chat.SetModel(v.ID, "nowhere:x"); err == nil {
+		t.Fatal("an unknown provider was accepted")
+	}
+	if _, err := s.Chat.Open("../../etc"); err == nil {
+		t.Fatal("a bad id was accepted")
+	}
+	if err := s.Chat.Send(v.ID, "   "); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("empty message: %v", err)
+	}
+	if err := s.Chat.Delete(v.ID); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Sync.Status()
+	if err != nil || st.Running || len(st.Jobs) == 0 {
+		t.Fatalf("sync %v %+v", err, st)
+	}
+}
