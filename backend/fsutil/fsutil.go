@@ -3,9 +3,12 @@
 package fsutil
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,4 +88,18 @@ func ReadJSON(path string, v any) (found bool, err error) {
 		return true, fmt.Errorf("%s is corrupt: %w", path, err)
 	}
 	return true, nil
+}
+
+// HashFile is the hex sha256 of a file's bytes, streamed.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -2,10 +2,7 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
@@ -129,7 +127,7 @@ func (in *Inbox) one(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hash, err := hashFile(path)
+	hash, err := fsutil.HashFile(path)
 	if err != nil {
 		return "", errs.Wrap(errs.NotFound, "ingest.Inbox", err)
 	}
@@ -174,15 +172,3 @@ func (in *Inbox) logf(format string, args ...any) {
 	}
 }
 
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

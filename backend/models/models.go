@@ -148,7 +148,7 @@ func Verify(modelsDir string, model Model) error {
 			"run `jarvis-cli models fetch` (or `models install-offline`)")
 	}
 	for _, f := range model.Files {
-		sum, err := hashFile(filepath.Join(dir, f.Path))
+		sum, err := fsutil.HashFile(filepath.Join(dir, f.Path))
 		if err != nil {
 			return errs.Wrapf(errs.NotFound, op, err, "model %s: %s", model.ID, f.Path)
 		}
@@ -176,18 +176,6 @@ func readLock(dir string) (*Lock, error) {
 	return &l, nil
 }
 
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // install stages a model's files into <dir>.partial via open, checking each
 // against the manifest's checksum, then swaps the staged dir into place so a
