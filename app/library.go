@@ -13,12 +13,14 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
 // Library serves the library modal: documents, search, metadata edits and
 // two-step removal.
 type Library struct {
-	ag *agent.Agent
+	ag  *agent.Agent
+	ops *ops.Tracker
 
 	mu      gosync.Mutex
 	removal map[string]string // token -> source awaiting the second click

@@ -4,6 +4,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
 // Services are every Wails-bound service of the window.
@@ -22,7 +23,7 @@ func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(str
 	return &Services{
 		Shell:    &Shell{cfg: cfg, notes: engineNote(ag)},
 		Chat:     &Chat{ag: ag, emit: emit, getenv: getenv, open: map[string]*chat.Session{}},
-		Library:  &Library{ag: ag},
+		Library:  &Library{ag: ag, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }}},
 		Settings: &Settings{cfg: cfg, prompts: ag.Prompts},
 		Editor:   &Editor{ws: ag.Drafts, cfg: cfg},
 		Sync:     &Sync{cfg: cfg},

@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
 func services(t *testing.T) (*Services, *config.Config) {
@@ -116,5 +118,46 @@ func TestChatSessionsLifecycle(t *testing.T) {
 	st, err := s.Sync.Status()
 	if err != nil || st.Running || len(st.Jobs) == 0 {
 		t.Fatalf("sync %v %+v", err, st)
+	}
+}
+
+func TestLibraryOperationsReportProgressAndOutcome(t *testing.T) {
+	events := make(chan any, 64)
+	s, cfg := services(t)
+	s.Library.ops.Emit = func(o ops.Op) { events <- o }
+	os.WriteFile(filepath.Join(cfg.Vault.Path, "garden", "tulips.md"), []byte("# Tulips\n\nPlant tulips in autumn.\n"), 0o644)
+	id, err := s.Library.SyncVault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := waitOp(t, events, id)
+	if final.State != ops.Done || !strings.Contains(final.Result, "1 added") {
+		t.Fatalf("%+v", final)
+	}
+	pdf, _ := filepath.Abs("../backend/pdf/testdata/scanned.pdf")
+	id, _ = s.Library.Add(pdf, true)
+	if final = waitOp(t, events, id); final.State != ops.Failed || final.Code != "conversion" || final.Hint == "" {
+		t.Fatalf("scan: %+v", final)
+	}
+	if _, err := s.Library.Add("relative.pdf", true); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("relative path: %v", err)
+	}
+	if len(s.Library.Ops()) != 2 {
+		t.Fatalf("ops %+v", s.Library.Ops())
+	}
+}
+
+func waitOp(t *testing.T, events chan any, id string) ops.Op {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if o := e.(ops.Op); o.ID == id && o.State != ops.Running {
+				return o
+			}
+		case <-timeout:
+			t.Fatal("operation did not finish")
+		}
 	}
 }

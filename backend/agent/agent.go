@@ -28,6 +28,9 @@ type Agent struct {
 	Engine    *engine.Engine // nil when the knowledge base could not be opened
 	EngineErr error          // why, shown to the user
 	Prompts   prompts.Store
+	// Provider builds a model client for a spec, with the paper-summary
+	// prompt and local PDF conversion wired in.
+	Provider func(spec string) (llm.Provider, error)
 }
 
 // Options adjust the assembly.
@@ -57,6 +60,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: o.Getenv, ConvertPDF: ingest.ConvertFile,
 			SummaryPrompt: func() (string, error) { return a.Prompts.Load(prompts.PaperSummary) }})
 	}
+	a.Provider = provider
 	var history *chat.HistoryIndexer
 	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
 		eng := a.Engine

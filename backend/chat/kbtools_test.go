@@ -321,6 +321,9 @@ func TestReplyCitationsAreASubsetOfEvidence(t *testing.T) {
 	}
 	<-done
 	last := s.Display[len(s.Display)-1]
+	if len(last.Tools) != 1 || !strings.HasPrefix(last.Tools[0], "searched") {
+		t.Fatalf("tool notes kept with the reply: %v", last.Tools)
+	}
 	if len(last.Citations) != 1 || last.Citations[0].Source != "garden/tomatoes.md" {
 		t.Fatalf("citations %+v", last.Citations)
 	}

@@ -70,12 +70,16 @@ type turn struct {
 
 	sendMu gosync.Mutex // the worker and Stop both emit; seq stays ordered
 	seq    int
+	tools  []string // tool summaries, kept with the reply for the UI
 }
 
 func (t *turn) send(kind, text string, data any) {
 	t.sendMu.Lock()
 	defer t.sendMu.Unlock()
 	t.seq++
+	if kind == EventTool {
+		t.tools = append(t.tools, text)
+	}
 	if t.emit != nil {
 		t.emit(Event{SessionID: t.id, Seq: t.seq, Kind: kind, Text: text, Data: data})
 	}
@@ -201,7 +205,11 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}
-		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: reply, Citations: citations, At: now})
+		t.sendMu.Lock()
+		tools := append([]string(nil), t.tools...)
+		t.sendMu.Unlock()
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
+			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, At: now})
 		if r.History != nil {
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {

@@ -49,6 +49,7 @@ type DisplayItem struct {
 	Role      string     `json:"role"` // user | assistant | tool | status
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations,omitempty"`
+	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
 	At        time.Time  `json:"at"`
 }
 

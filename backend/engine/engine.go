@@ -13,6 +13,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -140,6 +141,14 @@ func (e *Engine) open() error {
 func (e *Engine) Refresher() *vault.Refresher {
 	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Store: e.Store,
 		Embed: e.Embedder, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
+}
+
+// Adder adds local files (PDFs, notes) with the configured limits; model
+// serves summaries, metadata inference and captions (nil: full text only).
+func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
+	o := ingest.OptionsFrom(e.Cfg.RAG)
+	o.Model = model
+	return &ingest.Adder{Store: e.Store, Embed: e.Embedder, Vault: e.Refresher(), Opts: o}
 }
 
 // Close releases the store and the models.

@@ -171,4 +171,3 @@ func (in *Inbox) logf(format string, args ...any) {
 		in.Log(format, args...)
 	}
 }
-

@@ -176,7 +176,6 @@ func readLock(dir string) (*Lock, error) {
 	return &l, nil
 }
 
-
 // install stages a model's files into <dir>.partial via open, checking each
 // against the manifest's checksum, then swaps the staged dir into place so a
 // failed or cancelled install leaves any previous install untouched.

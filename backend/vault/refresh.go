@@ -24,6 +24,8 @@ type Refresher struct {
 	Embed        kb.Embedder
 	ChunkSize    int
 	ChunkOverlap int
+	// Progress, when set, is told how many files have been looked at.
+	Progress func(done, total int)
 }
 
 // Result counts what a refresh did.
@@ -53,7 +55,10 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	seen := map[string]bool{}
-	for _, rel := range files {
+	for i, rel := range files {
+		if r.Progress != nil && (i%50 == 0 || i == len(files)-1) {
+			r.Progress(i+1, len(files))
+		}
 		if err := ctx.Err(); err != nil {
 			return res, errs.Wrap(errs.Cancelled, "vault.Refresh", err)
 		}

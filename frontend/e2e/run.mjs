@@ -4,6 +4,7 @@
 // Ollama's streaming protocol). Usage: node e2e/run.mjs BRIDGE_BINARY DIST [SCREENSHOT_DIR]
 import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { chromium } from 'playwright-core'
 
 const [bridgeBin, dist, shots = 'e2e-shots'] = process.argv.slice(2)
@@ -109,6 +110,20 @@ await test('the library lists notes and removes one only after two clicks', asyn
   await page.getByLabel('Search').fill('tomato watering')
   await page.getByRole('button', { name: 'Search', exact: true }).click()
   await expectText(page.getByTestId('hit').first(), /tomatoes/)
+})
+
+await test('the library adds a PDF as an operation with progress, and syncs the vault', async () => {
+  const pdf = resolve('../backend/pdf/testdata/annotated.pdf')
+  await page.getByLabel('File to add').fill(pdf)
+  await page.getByRole('button', { name: 'Add', exact: true }).click()
+  await expectText(page.getByTestId('op'), /paper "Sparse Attention for Long Documents": \d+ chunks \(full_text, 4 annotations/)
+  await page.getByRole('button', { name: 'Papers' }).click()
+  await expectText(page.getByTestId('doc'), /Sparse Attention for Long Documents/)
+  await page.getByRole('button', { name: 'Sync vault now' }).click()
+  await expectText(page.getByTestId('op'), /Vault sync: done/)
+  await page.getByLabel('File to add').fill(resolve('../backend/pdf/testdata/scanned.pdf'))
+  await page.getByRole('button', { name: 'Add', exact: true }).click()
+  await expectText(page.getByTestId('op'), /no text layer.*OCR/)
 })
 
 await test('settings: response style saves, a prompt reverts to its default', async () => {

@@ -97,6 +97,11 @@ export interface Backend {
   setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
   prepareRemove(key: string): Promise<T.RemovalPreview>
   remove(token: string): Promise<number>
+  addFile(path: string, fullText: boolean): Promise<string>
+  syncVault(): Promise<string>
+  cancelOp(id: string): Promise<boolean>
+  ops(): Promise<T.Op[]>
+  onOp(cb: (o: T.Op) => void): () => void
   openCitation(c: T.Citation): Promise<void>
   revealCitation(c: T.Citation): Promise<void>
   configSummary(): Promise<string[]>
@@ -143,6 +148,11 @@ export function backendOver(t: Transport): Backend {
     setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
     prepareRemove: (k) => c('Library', 'PrepareRemove', k),
     remove: (token) => c('Library', 'Remove', token),
+    addFile: (p, full) => c('Library', 'Add', p, full),
+    syncVault: () => c('Library', 'SyncVault'),
+    cancelOp: (id) => c('Library', 'CancelOp', id),
+    ops: () => c('Library', 'Ops'),
+    onOp: (cb) => t.on('op', (d) => cb(d as T.Op)),
     openCitation: (ci) => c('Library', 'OpenCitation', ci),
     revealCitation: (ci) => c('Library', 'RevealCitation', ci),
     configSummary: () => c('Settings', 'Summary'),

@@ -20,6 +20,7 @@ export interface DisplayItem {
   role: 'user' | 'assistant' | 'tool' | 'status'
   text: string
   citations?: Citation[]
+  tools?: string[]
   at: string
 }
 
@@ -167,4 +168,19 @@ export interface SyncView {
   pid: number
   since: string
   jobs: JobLine[]
+}
+
+export interface Op {
+  op_id: string
+  kind: string
+  title: string
+  seq: number
+  stage: string
+  done: number
+  total: number
+  state: 'running' | 'done' | 'failed' | 'cancelled'
+  result?: string
+  error?: string
+  code?: string
+  hint?: string
 }

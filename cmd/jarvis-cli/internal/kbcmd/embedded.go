@@ -3,8 +3,6 @@ package kbcmd
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +18,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -65,13 +62,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			failed := 0
 			in := bufio.NewReader(io.In)
 			for _, arg := range args {
-				var msg string
-				var err error
-				if strings.EqualFold(filepath.Ext(arg), ".pdf") {
-					msg, err = addPDF(ctx, io, in, e, arg, ao, getenv)
-				} else {
-					msg, err = addFile(ctx, e, arg, ao.Private)
-				}
+				msg, err := addOne(ctx, io, in, e, arg, ao, getenv)
 				if err != nil {
 					failed++
 					fmt.Fprintf(io.Err, "%s: %v\n", arg, err)
@@ -222,76 +213,12 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	cmd.AddCommand(indexVault)
 }
 
-// addFile adds one file and says what happened.
-func addFile(ctx context.Context, e *engine.Engine, path string, private bool) (string, error) {
-	const op = "kb add"
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", errs.Wrap(errs.Invalid, op, err)
-	}
-	switch strings.ToLower(filepath.Ext(abs)) {
-	case ".md", ".markdown", ".txt":
-	default:
-		return "", errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(abs))
-	}
-	if root := e.Cfg.Vault.Path; root != "" {
-		if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			res, err := e.Refresher().RefreshFile(ctx, abs)
-			if err != nil {
-				return "", err
-			}
-			switch {
-			case res.Added > 0:
-				return "added as vault note " + filepath.ToSlash(rel), nil
-			case res.Updated > 0:
-				return "updated vault note " + filepath.ToSlash(rel), nil
-			}
-			return "unchanged vault note " + filepath.ToSlash(rel), nil
-		}
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return "", errs.Wrap(errs.NotFound, op, err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", errs.Wrap(errs.NotFound, op, err)
-	}
-	vis := kb.Public
-	if private {
-		vis = kb.Private
-	}
-	sum := sha256.Sum256(data)
-	source := "file://" + filepath.ToSlash(abs)
-	chunks, warnings := vault.BuildNote(vault.Note{FilePath: abs, Source: source, Text: string(data),
-		Hash: hex.EncodeToString(sum[:]), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339Nano), Visibility: vis},
-		e.Cfg.RAG.ChunkSize, e.Cfg.RAG.ChunkOverlap)
-	if len(chunks) == 0 {
-		return "", errs.New(errs.Invalid, op, "the file has no text to index")
-	}
-	existing, err := e.Store.List(ctx, kb.Filter{Source: source}, 1)
-	if err != nil {
-		return "", err
-	}
-	if err := e.Store.Ingest(ctx, e.Embedder, chunks, &kb.Filter{Source: source}); err != nil {
-		return "", err
-	}
-	verb := "added"
-	if len(existing) > 0 {
-		verb = "replaced"
-	}
-	msg := fmt.Sprintf("%s %d chunks (%s note)", verb, len(chunks), vis)
-	for _, w := range warnings {
-		msg += "\n  warning: " + w
-	}
-	return msg, nil
-}
-
-// addPDF stages a paper, asks before adding a duplicate, then commits it in
-// one transaction (a same-source duplicate is replaced in that commit).
-func addPDF(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.Engine, path string, ao *AddOptions, getenv func(string) string) (string, error) {
+// addOne adds one file through the shared Adder; a PDF that is already
+// stored is added again only after a "y" (or with --yes).
+func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.Engine, path string, ao *AddOptions, getenv func(string) string) (string, error) {
 	model := ao.Model
-	if model == nil {
+	isPDF := strings.EqualFold(filepath.Ext(path), ".pdf")
+	if model == nil && isPDF {
 		p, err := llm.MakeProvider(e.Cfg, e.Cfg.Chat.Provider, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile})
 		if err != nil && !ao.FullText {
 			return "", errs.WithHint(err, "summary mode needs a model; add --full-text to store the text without one")
@@ -305,47 +232,28 @@ func addPDF(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		mode = ingest.FullText
 	}
 	figures := ao.Figures || e.Cfg.RAG.FigureCaptions
-	res, err := ingest.BuildPaper(ctx, ingest.Paper{Path: path, Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
-		withModel(ingest.OptionsFrom(e.Cfg.RAG), model))
-	if err != nil {
-		return "", err
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(io.Err, "%s: warning: %s\n", path, w)
-	}
-	dups, err := e.Store.FindDuplicates(ctx, res.Source, res.Title)
-	if err != nil {
-		return "", err
-	}
-	var replace *kb.Filter
-	if len(dups) > 0 {
-		for _, d := range dups {
-			fmt.Fprintf(io.Err, "%s: already stored (same %s): %s\n", path, d.Reason, d.Doc.String())
-			if d.Reason == "source" {
-				replace = &kb.Filter{Source: res.Source}
+	res, err := e.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Private: ao.Private,
+		Paper: ingest.Paper{Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
+		Duplicate: func(dups []kb.Duplicate) bool {
+			for _, d := range dups {
+				fmt.Fprintf(io.Err, "%s: already stored (same %s): %s\n", path, d.Reason, d.Doc.String())
 			}
-		}
-		if !ao.Yes {
+			if ao.Yes {
+				return true
+			}
 			fmt.Fprint(io.Err, "Add it anyway? A same-source entry is replaced. [y/N] ")
 			answer, _ := in.ReadString('\n')
-			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-				return "skipped (duplicate)", nil
-			}
-		}
-	}
-	if err := e.Store.Ingest(ctx, e.Embedder, res.Chunks, replace); err != nil {
+			a := strings.ToLower(strings.TrimSpace(answer))
+			return a == "y" || a == "yes"
+		}})
+	if err != nil {
 		return "", err
 	}
-	verb := "added"
-	if replace != nil {
-		verb = "replaced"
+	msg := res.Message
+	for _, w := range res.Warnings {
+		msg += "\n  warning: " + w
 	}
-	return fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures), nil
-}
-
-func withModel(o ingest.Options, m ingest.Model) ingest.Options {
-	o.Model = m
-	return o
+	return msg, nil
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.

@@ -1,0 +1,160 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+// Adder adds local files the same way from every front end: PDFs as public
+// papers, Markdown and text as notes (a file inside the vault through the
+// vault's own rules).
+type Adder struct {
+	Store *kb.Store
+	Embed kb.Embedder
+	Vault *vault.Refresher // nil: no vault configured
+	Opts  Options
+}
+
+// AddRequest is one file to add.
+type AddRequest struct {
+	Path    string
+	Private bool  // Markdown outside the vault: store as private
+	Paper   Paper // PDFs: mode, overrides, figures (Path is ignored)
+	// Duplicate decides whether a PDF that is already stored (same source
+	// or title) is added anyway; nil adds it. A same-source entry is then
+	// replaced in the same commit.
+	Duplicate func(dups []kb.Duplicate) bool
+	Report    func(stage string) // progress, may be nil
+}
+
+// AddResult says what happened.
+type AddResult struct {
+	Message  string
+	Skipped  bool
+	Chunks   int
+	Warnings []string
+}
+
+func (r AddRequest) report(stage string) {
+	if r.Report != nil {
+		r.Report(stage)
+	}
+}
+
+// Add adds one file.
+func (a *Adder) Add(ctx context.Context, req AddRequest) (AddResult, error) {
+	const op = "ingest.Add"
+	abs, err := filepath.Abs(req.Path)
+	if err != nil {
+		return AddResult{}, errs.Wrap(errs.Invalid, op, err)
+	}
+	switch strings.ToLower(filepath.Ext(abs)) {
+	case ".pdf":
+		return a.addPDF(ctx, abs, req)
+	case ".md", ".markdown", ".txt":
+		return a.addNote(ctx, abs, req)
+	}
+	return AddResult{}, errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(abs))
+}
+
+func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
+	const op = "ingest.Add"
+	if a.Vault != nil && a.Vault.Root != "" {
+		if rel, err := filepath.Rel(a.Vault.Root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			req.report("indexing vault note")
+			res, err := a.Vault.RefreshFile(ctx, abs)
+			if err != nil {
+				return AddResult{}, err
+			}
+			rel = filepath.ToSlash(rel)
+			switch {
+			case res.Added > 0:
+				return AddResult{Message: "added as vault note " + rel}, nil
+			case res.Updated > 0:
+				return AddResult{Message: "updated vault note " + rel}, nil
+			}
+			return AddResult{Message: "unchanged vault note " + rel}, nil
+		}
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
+	}
+	hash, err := fsutil.HashFile(abs)
+	if err != nil {
+		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
+	}
+	vis := kb.Public
+	if req.Private {
+		vis = kb.Private
+	}
+	source, _ := SourceFor(abs) // abs is absolute: cannot fail
+	chunks, warnings := vault.BuildNote(vault.Note{FilePath: abs, Source: source, Text: string(data), Hash: hash,
+		ModifiedAt: st.ModTime().UTC().Format(time.RFC3339Nano), Visibility: vis}, a.Opts.ChunkSize, a.Opts.ChunkOverlap)
+	if len(chunks) == 0 {
+		return AddResult{}, errs.New(errs.Invalid, op, "the file has no text to index")
+	}
+	existing, err := a.Store.List(ctx, kb.Filter{Source: source}, 1)
+	if err != nil {
+		return AddResult{}, err
+	}
+	req.report("embedding")
+	if err := a.Store.Ingest(ctx, a.Embed, chunks, &kb.Filter{Source: source}); err != nil {
+		return AddResult{}, err
+	}
+	verb := "added"
+	if len(existing) > 0 {
+		verb = "replaced"
+	}
+	return AddResult{Message: fmt.Sprintf("%s %d chunks (%s note)", verb, len(chunks), vis), Chunks: len(chunks), Warnings: warnings}, nil
+}
+
+func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
+	p := req.Paper
+	p.Path = abs
+	req.report("reading the PDF")
+	res, err := BuildPaper(ctx, p, a.Opts)
+	if err != nil {
+		return AddResult{}, err
+	}
+	dups, err := a.Store.FindDuplicates(ctx, res.Source, res.Title)
+	if err != nil {
+		return AddResult{}, err
+	}
+	var replace *kb.Filter
+	for _, d := range dups {
+		if d.Reason == "source" {
+			replace = &kb.Filter{Source: res.Source}
+		}
+	}
+	if len(dups) > 0 && req.Duplicate != nil && !req.Duplicate(dups) {
+		return AddResult{Message: "skipped (duplicate)", Skipped: true, Warnings: res.Warnings}, nil
+	}
+	req.report("embedding")
+	if err := a.Store.Ingest(ctx, a.Embed, res.Chunks, replace); err != nil {
+		return AddResult{}, err
+	}
+	verb := "added"
+	if replace != nil {
+		verb = "replaced"
+	}
+	mode := p.Mode
+	if mode == "" {
+		mode = Summary
+	}
+	return AddResult{Message: fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures),
+		Chunks: len(res.Chunks), Warnings: res.Warnings}, nil
+}

@@ -1,0 +1,86 @@
+package ops
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+type log struct {
+	mu  sync.Mutex
+	ops []Op
+}
+
+func (l *log) emit(o Op) { l.mu.Lock(); l.ops = append(l.ops, o); l.mu.Unlock() }
+func (l *log) last(id string) Op {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var o Op
+	for _, x := range l.ops {
+		if x.ID == id {
+			o = x
+		}
+	}
+	return o
+}
+
+func wait(t *testing.T, l *log, id, state string) Op {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if o := l.last(id); o.State == state {
+			return o
+		}
+	}
+	t.Fatalf("op %s never reached %s: %+v", id, state, l.last(id))
+	return Op{}
+}
+
+func TestProgressSuccessFailureCancel(t *testing.T) {
+	l := &log{}
+	tr := &Tracker{Emit: l.emit}
+	id := tr.Start("add", "paper.pdf", func(ctx context.Context, report Report) (string, error) {
+		for i := 1; i <= 3; i++ {
+			report("embedding", i, 3)
+		}
+		return "added 12 chunks", nil
+	})
+	o := wait(t, l, id, Done)
+	if o.Result != "added 12 chunks" || o.Done != 3 || o.Total != 3 {
+		t.Fatalf("%+v", o)
+	}
+	l.mu.Lock()
+	for i := 1; i < len(l.ops); i++ {
+		if l.ops[i].ID == id && l.ops[i].Seq <= l.ops[i-1].Seq {
+			t.Fatal("seq must grow")
+		}
+	}
+	l.mu.Unlock()
+
+	id = tr.Start("add", "bad.pdf", func(context.Context, Report) (string, error) {
+		return "", errs.WithHint(errs.New(errs.Conversion, "pdf", "no text layer"), "run OCR first")
+	})
+	if o := wait(t, l, id, Failed); o.Code != "conversion" || o.Hint != "run OCR first" {
+		t.Fatalf("%+v", o)
+	}
+
+	started := make(chan struct{})
+	id = tr.Start("vault", "sync", func(ctx context.Context, _ Report) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	<-started
+	if !tr.Cancel(id) {
+		t.Fatal("cancel refused")
+	}
+	wait(t, l, id, Cancelled)
+	if tr.Cancel(id) || tr.Cancel("nope") {
+		t.Fatal("cancelling a finished or unknown op must report false")
+	}
+	if len(tr.List()) != 3 {
+		t.Fatalf("list %+v", tr.List())
+	}
+}
