@@ -8,6 +8,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/drafts/render"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -35,17 +36,25 @@ type SessionRow struct {
 	Busy bool `json:"busy"`
 }
 
+// DisplayView is one message as the window shows it: assistant replies
+// also come as HTML rendered from their Markdown (raw HTML in the text is
+// escaped, so the HTML is safe to insert).
+type DisplayView struct {
+	chat.DisplayItem
+	HTML string `json:"html,omitempty"`
+}
+
 // SessionView is an opened session.
 type SessionView struct {
-	ID      string             `json:"id"`
-	Title   string             `json:"title"`
-	Spec    string             `json:"spec"`
-	Private bool               `json:"private"`
-	KBOnly  bool               `json:"kbOnly"`
-	Pinned  bool               `json:"pinned"`
-	CostUSD float64            `json:"costUsd"`
-	Busy    bool               `json:"busy"`
-	Display []chat.DisplayItem `json:"display"`
+	ID      string        `json:"id"`
+	Title   string        `json:"title"`
+	Spec    string        `json:"spec"`
+	Private bool          `json:"private"`
+	KBOnly  bool          `json:"kbOnly"`
+	Pinned  bool          `json:"pinned"`
+	CostUSD float64       `json:"costUsd"`
+	Busy    bool          `json:"busy"`
+	Display []DisplayView `json:"display"`
 }
 
 func (c *Chat) view(s *chat.Session) SessionView {
@@ -53,9 +62,14 @@ func (c *Chat) view(s *chat.Session) SessionView {
 	for _, v := range s.Cost {
 		cost += v.USD
 	}
-	d := s.Display
-	if d == nil {
-		d = []chat.DisplayItem{}
+	d := make([]DisplayView, len(s.Display))
+	for i, it := range s.Display {
+		d[i] = DisplayView{DisplayItem: it}
+		if it.Role == "assistant" {
+			if html, err := render.MarkdownToHTML(it.Text); err == nil {
+				d[i].HTML = html
+			}
+		}
 	}
 	return SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
 		CostUSD: cost, Busy: c.ag.Runner.Busy(s.ID), Display: d}

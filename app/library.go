@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/drafts/render"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
 // Library serves the library modal: documents, search, metadata edits and
@@ -180,6 +183,9 @@ func (l *Library) Locate(c chat.Citation) (string, error) {
 		if rel == "" {
 			rel = c.Source
 		}
+		if clean := filepath.Clean(filepath.FromSlash(rel)); filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return "", errs.New(errs.Invalid, "library", "%q is not a path inside the vault", rel)
+		}
 		return filepath.Join(l.ag.Cfg.Vault.Path, filepath.FromSlash(rel)), nil
 	}
 	return "", errs.New(errs.NotFound, "library", "%s is not a file on this machine", c.Source)
@@ -212,4 +218,51 @@ func (l *Library) RevealCitation(c chat.Citation) error {
 		reveal = func(path string) error { return exec.Command("xdg-open", filepath.Dir(path)).Start() }
 	}
 	return reveal(p)
+}
+
+// SourceView is a cited source shown inside the app: a PDF page as an
+// image, or the document's stored text.
+type SourceView struct {
+	Title string `json:"title"`
+	Path  string `json:"path,omitempty"`
+	Page  int    `json:"page,omitempty"`
+	Pages int    `json:"pages,omitempty"`
+	Image string `json:"image,omitempty"` // base64 PNG of the page
+	HTML  string `json:"html,omitempty"`  // the text, rendered (raw HTML escaped)
+}
+
+// ViewSource opens a citation in the app: the cited page of a local PDF,
+// else the text the knowledge base holds for that document.
+func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
+	v := SourceView{Title: c.Title, Page: max(page, c.Page, 1)}
+	if p, err := l.Locate(c); err == nil && strings.EqualFold(filepath.Ext(p), ".pdf") {
+		if png, n, err := pdf.PagePNG(p, v.Page, 110); err == nil {
+			v.Path, v.Pages, v.Image = p, n, base64.StdEncoding.EncodeToString(png)
+			return v, nil
+		}
+	}
+	s, err := l.store()
+	if err != nil {
+		return v, err
+	}
+	chunks, err := s.Document(context.Background(), chat.DocFilter(c.Source))
+	if err == nil && len(chunks) == 0 && c.FilePath != "" {
+		chunks, err = s.Document(context.Background(), kb.Filter{FilePath: c.FilePath})
+	}
+	if err != nil {
+		return v, err
+	}
+	if len(chunks) == 0 {
+		return v, errs.New(errs.NotFound, "library", "%s is no longer in the knowledge base", c.Source)
+	}
+	var b strings.Builder
+	for _, ch := range chunks {
+		b.WriteString(ch.Content + "\n\n")
+	}
+	if v.Title == "" {
+		v.Title = chunks[0].Meta.Title
+	}
+	v.Page = 0
+	v.HTML, err = render.MarkdownToHTML(b.String())
+	return v, err
 }

@@ -67,6 +67,9 @@ func TestLibraryRemovalIsTwoStepAndSingleUse(t *testing.T) {
 	if err := s.Library.OpenCitation(chat.Citation{Source: "garden/roses.md", FilePath: "garden/roses.md"}); err != nil || !strings.HasSuffix(opened, "vault/garden/roses.md") {
 		t.Fatalf("open %q %v", opened, err)
 	}
+	if err := s.Library.OpenCitation(chat.Citation{Source: "x", FilePath: "../../etc/passwd"}); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a path out of the vault: %v", err)
+	}
 	if err := s.Library.OpenCitation(chat.Citation{Source: "https://arxiv.org/abs/1"}); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("a web source is not a local file: %v", err)
 	}
@@ -159,5 +162,21 @@ func waitOp(t *testing.T, events chan any, id string) ops.Op {
 		case <-timeout:
 			t.Fatal("operation did not finish")
 		}
+	}
+}
+
+func TestViewSourceShowsPDFPagesAndStoredText(t *testing.T) {
+	s, _ := services(t)
+	pdfPath, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
+	v, err := s.Library.ViewSource(chat.Citation{Source: "file://" + pdfPath, Page: 2}, 0)
+	if err != nil || v.Pages != 2 || v.Page != 2 || len(v.Image) < 100 {
+		t.Fatalf("%v %+v", err, v.Pages)
+	}
+	v, err = s.Library.ViewSource(chat.Citation{Source: "garden/roses.md", FilePath: "garden/roses.md"}, 0)
+	if err != nil || !strings.Contains(v.HTML, "Prune roses") {
+		t.Fatalf("%v %+v", err, v)
+	}
+	if _, err := s.Library.ViewSource(chat.Citation{Source: "chat:gone"}, 0); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("gone: %v", err)
 	}
 }

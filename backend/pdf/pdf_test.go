@@ -149,3 +149,17 @@ func BenchmarkConvert(b *testing.B) {
 	}
 	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 }
+
+func TestPagePNG(t *testing.T) {
+	b, n, err := PagePNG("testdata/paper.pdf", 2, 50)
+	if err != nil || n != 2 {
+		t.Fatalf("%v %d", err, n)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil || img.Bounds().Dx() < 100 {
+		t.Fatalf("not a page image: %v", err)
+	}
+	if _, _, err := PagePNG("testdata/paper.pdf", 3, 50); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("page 3 of 2: %v", err)
+	}
+}

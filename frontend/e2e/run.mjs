@@ -70,7 +70,10 @@ await test('a question streams a tool event and a cited reply; invented sources 
   const text = await reply.textContent()
   if (/invented\/paper\.md/.test(text)) throw new Error('an invented citation reached the user: ' + text)
   await expectText(page.getByTestId('citation').first(), /tomatoes/)
+  await page.getByTestId('citation').first().click()
+  await expectText(page.getByTestId('viewer'), /full sun and deep watering/)
   await page.screenshot({ path: `${shots}/chat.png` })
+  await page.getByRole('button', { name: 'Close' }).click()
 })
 
 await test('a session that read a private note says so and keeps it in the sidebar', async () => {

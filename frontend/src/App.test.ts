@@ -24,6 +24,7 @@ function world(over: Record<string, (...a: any[]) => unknown> = {}) {
     'Chat.Stop': () => true,
     'Chat.Confirm': () => null,
     'Library.OpenCitation': () => null,
+    'Library.ViewSource': () => ({ title: 'tomatoes', html: '<p>Tomato plants need full sun.</p>' }),
     ...over,
   })
   return { ...fake, views }
@@ -83,6 +84,9 @@ describe('a turn', () => {
     const cite = await screen.findByTestId('citation')
     expect(cite.textContent).toBe('tomatoes')
     await fireEvent.click(cite)
+    expect(w.called('Library.ViewSource')[0].args[0]).toMatchObject({ source: 'garden/tomatoes.md' })
+    expect((await screen.findByTestId('viewer')).textContent).toContain('full sun')
+    await fireEvent.click(screen.getByText('Open in default app'))
     expect(w.called('Library.OpenCitation')[0].args[0]).toMatchObject({ source: 'garden/tomatoes.md' })
     expect(screen.queryByText('Stop')).toBeNull()
   })

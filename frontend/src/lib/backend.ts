@@ -103,6 +103,7 @@ export interface Backend {
   ops(): Promise<T.Op[]>
   onOp(cb: (o: T.Op) => void): () => void
   openCitation(c: T.Citation): Promise<void>
+  viewSource(c: T.Citation, page: number): Promise<T.SourceView>
   revealCitation(c: T.Citation): Promise<void>
   configSummary(): Promise<string[]>
   responseStyle(): Promise<string>
@@ -154,6 +155,7 @@ export function backendOver(t: Transport): Backend {
     ops: () => c('Library', 'Ops'),
     onOp: (cb) => t.on('op', (d) => cb(d as T.Op)),
     openCitation: (ci) => c('Library', 'OpenCitation', ci),
+    viewSource: (ci, page) => c('Library', 'ViewSource', ci, page),
     revealCitation: (ci) => c('Library', 'RevealCitation', ci),
     configSummary: () => c('Settings', 'Summary'),
     responseStyle: () => c('Settings', 'ResponseStyle'),

@@ -3,7 +3,7 @@
 // sequence number; an event older than the last one seen is a duplicate
 // (or from a turn already rolled back) and is ignored.
 import type { Backend } from './backend'
-import type { ChatEvent, Citation, SessionRow, SessionView } from './types'
+import type { ChatEvent, Citation, SessionRow, SessionView, SourceView } from './types'
 
 export interface ToolLine {
   text: string
@@ -40,6 +40,7 @@ export class ChatState {
   activeId = $state('')
   inputs = $state<Record<string, string>>(loadDrafts())
   error = $state('')
+  viewer = $state<{ citation: Citation; view: SourceView } | null>(null)
   private off: () => void
 
   constructor(private backend: Backend) {
@@ -219,6 +220,15 @@ export class ChatState {
     if (!id) return
     try {
       this.views[id] = await this.backend.setKBOnly(id, on)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  /** Shows a cited source in the app: the PDF page, or the stored text. */
+  async viewCitation(c: Citation, page = 0) {
+    try {
+      this.viewer = { citation: c, view: await this.backend.viewSource(c, page) }
     } catch (e) {
       this.fail(e)
     }

@@ -22,6 +22,7 @@ export interface DisplayItem {
   citations?: Citation[]
   tools?: string[]
   at: string
+  html?: string // assistant replies: rendered Markdown, raw HTML escaped by the backend
 }
 
 export interface SessionRow {
@@ -183,4 +184,13 @@ export interface Op {
   error?: string
   code?: string
   hint?: string
+}
+
+export interface SourceView {
+  title: string
+  path?: string
+  page?: number
+  pages?: number
+  image?: string
+  html?: string
 }
