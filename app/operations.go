@@ -73,3 +73,6 @@ func (l *Library) CancelOp(id string) bool { return l.ops.Cancel(id) }
 
 // Ops lists recent operations (for a reopened window to resync).
 func (l *Library) Ops() []ops.Op { return l.ops.List() }
+
+// RetryOp runs a failed operation again (when its failure was transient).
+func (l *Library) RetryOp(id string) (string, error) { return l.ops.Retry(id) }

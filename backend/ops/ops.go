@@ -27,19 +27,22 @@ const (
 // Op is an operation's latest state; every change is emitted with a higher
 // Seq.
 type Op struct {
-	ID      string    `json:"op_id"`
-	Kind    string    `json:"kind"`
-	Title   string    `json:"title"`
-	Seq     int       `json:"seq"`
-	Stage   string    `json:"stage"`
-	Done    int       `json:"done"`
-	Total   int       `json:"total"`
-	State   string    `json:"state"`
-	Result  string    `json:"result,omitempty"`
-	Error   string    `json:"error,omitempty"`
-	Code    string    `json:"code,omitempty"`
-	Hint    string    `json:"hint,omitempty"`
-	Started time.Time `json:"started"`
+	ID     string `json:"op_id"`
+	Kind   string `json:"kind"`
+	Title  string `json:"title"`
+	Seq    int    `json:"seq"`
+	Stage  string `json:"stage"`
+	Done   int    `json:"done"`
+	Total  int    `json:"total"`
+	State  string `json:"state"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Code   string `json:"code,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	// Retryable marks a failure that may pass on a second try (a model or
+	// a remote service was down), as opposed to bad input.
+	Retryable bool      `json:"retryable,omitempty"`
+	Started   time.Time `json:"started"`
 }
 
 // Report is how work tells its progress.
@@ -59,7 +62,11 @@ type Tracker struct {
 type entry struct {
 	op     Op
 	cancel context.CancelFunc
+	work   Work
 }
+
+// retryable codes: the same request can succeed later.
+var retryable = map[errs.Code]bool{errs.LLM: true, errs.Fetch: true, errs.RAG: true, errs.Internal: true, errs.Conflict: true}
 
 func newID() string {
 	b := make([]byte, 6)
@@ -70,7 +77,7 @@ func newID() string {
 // Start runs work in the background and returns the operation's id.
 func (t *Tracker) Start(kind, title string, work Work) string {
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &entry{op: Op{ID: newID(), Kind: kind, Title: title, State: Running, Stage: "starting", Started: time.Now().UTC()}, cancel: cancel}
+	e := &entry{op: Op{ID: newID(), Kind: kind, Title: title, State: Running, Stage: "starting", Started: time.Now().UTC()}, cancel: cancel, work: work}
 	t.mu.Lock()
 	if t.ops == nil {
 		t.ops = map[string]*entry{}
@@ -91,6 +98,7 @@ func (t *Tracker) Start(kind, title string, work Work) string {
 				o.State, o.Stage = Cancelled, "cancelled"
 			default:
 				o.State, o.Error, o.Code, o.Hint = Failed, err.Error(), string(errs.CodeOf(err)), errs.HintOf(err)
+				o.Retryable = retryable[errs.CodeOf(err)]
 			}
 		})
 	}()
@@ -118,6 +126,20 @@ func (t *Tracker) Cancel(id string) bool {
 	}
 	e.cancel()
 	return true
+}
+
+// Retry starts a failed, retryable operation again as a new operation.
+func (t *Tracker) Retry(id string) (string, error) {
+	t.mu.Lock()
+	e, ok := t.ops[id]
+	t.mu.Unlock()
+	switch {
+	case !ok:
+		return "", errs.New(errs.NotFound, "ops.Retry", "no operation %s", id)
+	case e.op.State != Failed || !e.op.Retryable:
+		return "", errs.New(errs.Invalid, "ops.Retry", "%s cannot be retried (%s)", e.op.Title, e.op.State)
+	}
+	return t.Start(e.op.Kind, e.op.Title, e.work), nil
 }
 
 // List returns every operation still remembered, oldest first.

@@ -80,7 +80,29 @@ func TestProgressSuccessFailureCancel(t *testing.T) {
 	if tr.Cancel(id) || tr.Cancel("nope") {
 		t.Fatal("cancelling a finished or unknown op must report false")
 	}
-	if len(tr.List()) != 3 {
+	// A model that was down fails retryably; the retry runs the same work.
+	calls := 0
+	id = tr.Start("add", "p.pdf", func(context.Context, Report) (string, error) {
+		calls++
+		if calls == 1 {
+			return "", errs.New(errs.LLM, "llm", "connection refused")
+		}
+		return "ok", nil
+	})
+	if o := wait(t, l, id, Failed); !o.Retryable {
+		t.Fatalf("%+v", o)
+	}
+	again, err := tr.Retry(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := wait(t, l, again, Done); o.Result != "ok" || calls != 2 {
+		t.Fatalf("%+v", o)
+	}
+	if _, err := tr.Retry(again); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("retrying a success: %v", err)
+	}
+	if len(tr.List()) != 5 {
 		t.Fatalf("list %+v", tr.List())
 	}
 }

@@ -100,6 +100,7 @@ export interface Backend {
   addFile(path: string, fullText: boolean): Promise<string>
   syncVault(): Promise<string>
   cancelOp(id: string): Promise<boolean>
+  retryOp(id: string): Promise<string>
   ops(): Promise<T.Op[]>
   onOp(cb: (o: T.Op) => void): () => void
   openCitation(c: T.Citation): Promise<void>
@@ -152,6 +153,7 @@ export function backendOver(t: Transport): Backend {
     addFile: (p, full) => c('Library', 'Add', p, full),
     syncVault: () => c('Library', 'SyncVault'),
     cancelOp: (id) => c('Library', 'CancelOp', id),
+    retryOp: (id) => c('Library', 'RetryOp', id),
     ops: () => c('Library', 'Ops'),
     onOp: (cb) => t.on('op', (d) => cb(d as T.Op)),
     openCitation: (ci) => c('Library', 'OpenCitation', ci),

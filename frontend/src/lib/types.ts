@@ -184,6 +184,7 @@ export interface Op {
   error?: string
   code?: string
   hint?: string
+  retryable?: boolean
 }
 
 export interface SourceView {
