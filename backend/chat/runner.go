@@ -18,6 +18,7 @@ const (
 	EventReply   = "reply"   // the final answer
 	EventStopped = "stopped" // the user stopped the turn; nothing was kept
 	EventError   = "error"   // the turn failed; Text is safe to show
+	EventDelta   = "delta"   // reply text as it streams in (may precede a tool call)
 )
 
 // Event is one step of a turn. Seq increases within a turn so a reopened
@@ -134,6 +135,7 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 	prior := append([]llm.Message(nil), s.Messages...)
 	starts := append([]int(nil), s.TurnStarts...)
 	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
 	t.ledger = ledger
 	go func() {
 		defer close(t.done)

@@ -2,6 +2,9 @@ package chat
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	gosync "sync"
@@ -153,5 +156,33 @@ func TestPrivateSessionRefusesCloudResume(t *testing.T) {
 	s.MarkPrivate()
 	if _, err := r.Start(context.Background(), s, "q", nil); !errs.Is(err, errs.Privacy) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestReplyTextStreamsAsDeltaEvents(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, part := range []string{"Tomatoes ", "like ", "sun."} {
+			fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":false}`+"\n", part)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":""},"done":true}`)
+	}))
+	defer srv.Close()
+	r, s := newRunner(t, nil)
+	r.Provider = func(string) (llm.Provider, error) { return &llm.Ollama{BaseURL: srv.URL, ModelID: "m"}, nil }
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "q", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	var live strings.Builder
+	for _, e := range rec.events {
+		if e.Kind == EventDelta {
+			live.WriteString(e.Text)
+		}
+	}
+	if live.String() != "Tomatoes like sun." || rec.kinds() != "status,delta,delta,delta,reply" {
+		t.Fatalf("events %s, streamed %q", rec.kinds(), live.String())
 	}
 }

@@ -168,6 +168,7 @@ func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicM
 			switch ev.Delta.Type {
 			case "text_delta":
 				b.Text.WriteString(ev.Delta.Text)
+				streamText(ctx, ev.Delta.Text)
 			case "input_json_delta":
 				b.InputJSON.WriteString(ev.Delta.PartialJSON)
 			case "thinking_delta":

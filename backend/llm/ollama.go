@@ -151,6 +151,7 @@ func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, n
 			return ollamaMessage{}, errs.New(errs.LLM, op, "Ollama error: %s", o.redact(chunk.Error))
 		}
 		content.WriteString(chunk.Message.Content)
+		streamText(ctx, chunk.Message.Content)
 		thinking.WriteString(chunk.Message.Thinking)
 		out.ToolCalls = append(out.ToolCalls, chunk.Message.ToolCalls...)
 		if chunk.Done {

@@ -84,12 +84,17 @@ func newOllama(t *testing.T, f *fakeOllama) *Ollama {
 func TestOllamaStreamsAndFoldsContent(t *testing.T) {
 	f := &fakeOllama{t: t, scripts: [][]string{{content("Hel"), content("lo "), content("there"), done}}}
 	o := newOllama(t, f)
-	got, err := o.Complete(context.Background(), []Message{Text(RoleUser, "hi")}, 100, 8192)
+	var deltas []string
+	ctx := WithTextStream(context.Background(), func(d string) { deltas = append(deltas, d) })
+	got, err := o.Complete(ctx, []Message{Text(RoleUser, "hi")}, 100, 8192)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != "Hello there" {
 		t.Fatalf("reply = %q", got)
+	}
+	if strings.Join(deltas, "|") != "Hel|lo |there" {
+		t.Fatalf("streamed deltas = %q", deltas)
 	}
 	req := f.requests[0]
 	if req["stream"] != true || req["model"] != "test:1b" {

@@ -203,6 +203,7 @@ func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []T
 		}
 		for _, ch := range chunk.Choices {
 			content.WriteString(ch.Delta.Content)
+			streamText(ctx, ch.Delta.Content)
 			reasoning.WriteString(ch.Delta.Reasoning)
 			for _, tc := range ch.Delta.ToolCalls {
 				c := calls[tc.Index]

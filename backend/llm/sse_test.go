@@ -121,7 +121,8 @@ func TestAnthropicToolLoopWithSplitArgumentsAndThinking(t *testing.T) {
 	}}
 	a := newAnthropic(t, s)
 	var got []Block
-	res, err := a.AgenticTurn(context.Background(), TurnRequest{
+	var streamed strings.Builder
+	res, err := a.AgenticTurn(WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), TurnRequest{
 		System: "sys", Messages: []Message{Text(RoleUser, "what is alpha?")},
 		Tools:    []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Dispatch: recorder(&got, "r:"),
@@ -131,6 +132,9 @@ func TestAnthropicToolLoopWithSplitArgumentsAndThinking(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].ID != "toolu_1" || got[0].Arguments["query"] != "alpha" || got[1].Name != "kb_stats" {
 		t.Fatalf("calls = %+v", got)
+	}
+	if !strings.HasSuffix(streamed.String(), "Alpha is a project.") {
+		t.Fatalf("streamed text %q", streamed.String())
 	}
 	if res.Reply != "Alpha is a project." {
 		t.Fatalf("reply = %q", res.Reply)
@@ -250,13 +254,17 @@ func TestOpenRouterInterleavedToolDeltasAndUsage(t *testing.T) {
 	}}
 	o := newOpenRouter(t, s)
 	var got []Block
-	res, err := o.AgenticTurn(context.Background(), TurnRequest{
+	var streamed strings.Builder
+	res, err := o.AgenticTurn(WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), TurnRequest{
 		Messages: []Message{Text(RoleUser, "q")},
 		Tools:    []Tool{{Name: "search_kb", Parameters: json.RawMessage(`{}`)}},
 		Dispatch: recorder(&got, "r:"),
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if streamed.String() != "LookingDone." {
+		t.Fatalf("streamed text %q", streamed.String())
 	}
 	if len(got) != 2 || got[0].ID != "call_a" || got[0].Arguments["query"] != "x" || got[1].ID != "call_b" || got[1].Arguments["limit"] != float64(5) {
 		t.Fatalf("interleaved calls bled into each other: %+v", got)

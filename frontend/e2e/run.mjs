@@ -83,6 +83,7 @@ await test('a session that read a private note says so and keeps it in the sideb
 
 await test('Stop returns the composer at once and keeps the question', async () => {
   await ask('please be slow')
+  await expectText(page.getByTestId('live'), /word word/) // the reply streams in as it is written
   await page.getByRole('button', { name: 'Stop' }).click()
   await page.waitForFunction(() => document.querySelector('[aria-label="Message"]')?.value === 'please be slow', null, { timeout: 1500 })
   await page.getByRole('button', { name: 'Send' }).waitFor()

@@ -20,6 +20,7 @@ export interface Turn {
   tools: ToolLine[]
   status: string
   confirms: Confirmation[]
+  live: string // reply text streaming in
   lastSeq: number
 }
 
@@ -102,7 +103,7 @@ export class ChatState {
     const message = text.trim()
     if (!id || !message || this.turns[id]) return
     this.error = ''
-    this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], lastSeq: 0 }
+    this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
     this.setInput(id, '')
     try {
       await this.backend.send(id, message)
@@ -144,7 +145,11 @@ export class ChatState {
       case 'status':
         t.status = e.text
         break
+      case 'delta':
+        t.live += e.text
+        break
       case 'tool':
+        t.live = '' // text before a tool call was the model thinking aloud
         t.tools.push({ text: e.text, failed: e.text.endsWith(' failed') })
         break
       case 'confirm':

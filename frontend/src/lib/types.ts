@@ -50,7 +50,7 @@ export interface SessionView {
 export interface ChatEvent {
   session_id: string
   seq: number
-  kind: 'tool' | 'confirm' | 'status' | 'reply' | 'stopped' | 'error'
+  kind: 'tool' | 'confirm' | 'status' | 'reply' | 'stopped' | 'error' | 'delta'
   text: string
   data?: Record<string, unknown>
 }
