@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These benchmarks time the store's own machinery (FTS5 BM25 over a filtered
@@ -102,6 +104,61 @@ func BenchmarkCommit1000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if err := s.Commit(batch, "notes/n0.md"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// fixedEmbedder returns one random query vector: the search benchmarks time
+// the pipeline around the models, not the models.
+type fixedEmbedder struct{ v []float32 }
+
+func (f fixedEmbedder) Info() ModelInfo { return ModelInfo{ID: "bench", Dims: len(f.v)} }
+func (f fixedEmbedder) Backend() string { return "bench" }
+func (f fixedEmbedder) EmbedQuery(context.Context, string) ([]float32, error) {
+	return f.v, nil
+}
+func (f fixedEmbedder) EmbedDocuments(_ context.Context, ts []string) ([][]float32, error) {
+	out := make([][]float32, len(ts))
+	for i := range out {
+		out[i] = f.v
+	}
+	return out, nil
+}
+
+// BenchmarkSearchLatency reports p50/p95 per query for each pipeline shape
+// (384-dim vectors, as BGE small): dense only, hybrid (dense + BM25 + RRF),
+// and hybrid with a rerank stage (a trivial reranker: the stage's own cost).
+func BenchmarkSearchLatency(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		s := benchStore(b, n, 384)
+		r := rand.New(rand.NewPCG(3, 4))
+		q := make([]float32, 384)
+		for i := range q {
+			q[i] = r.Float32()*2 - 1
+		}
+		idx := NewDenseIndex()
+		if err := idx.Sync(context.Background(), s); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []struct {
+			name   string
+			hybrid bool
+			rerank Reranker
+		}{{"dense", false, nil}, {"hybrid", true, nil}, {"hybrid+rerank", true, lengthReranker{}}} {
+			b.Run(fmt.Sprintf("%s/%d", mode.name, n), func(b *testing.B) {
+				sr := &Searcher{Store: s, Index: idx, Embed: fixedEmbedder{q}, Rerank: mode.rerank, Opts: SearchOptions{Hybrid: mode.hybrid, RerankTopN: 25}}
+				var lat []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					if _, err := sr.Search(context.Background(), "protein folding grant", 8, Filter{Visibility: []string{Public}}); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(start))
+				}
+				slices.Sort(lat)
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+			})
 		}
 	}
 }
