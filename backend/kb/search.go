@@ -42,8 +42,13 @@ func (s *Store) BM25(ctx context.Context, query string, f Filter, limit int) ([]
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT ` + prefixCols("c.") + `, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-		WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY rank LIMIT ?`
+	// Rank ids first and fetch the full rows of the winners only: sorting
+	// whole rows (content included) of every match is what made large pools
+	// slow.
+	q := `SELECT ` + prefixCols("c.") + `, r.rank FROM (
+		SELECT chunks_fts.rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+		WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY rank LIMIT ?) AS r
+		JOIN chunks c ON c.id = r.id ORDER BY r.rank`
 	rows, err := s.db.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)
