@@ -12,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Papers is what add_document needs beyond the KB.
@@ -99,6 +100,14 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		if !filepath.IsAbs(src) || !strings.EqualFold(filepath.Ext(src), ".pdf") {
 			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper nor an absolute path to a PDF", src),
 				"give an arXiv URL or id, or the full path of a local .pdf file")
+		}
+		// Papers are always public: a PDF kept in a private vault folder must
+		// not become one because a model (or a document it read) asked.
+		if k.VaultRoot != "" {
+			if rel, err := filepath.Rel(k.VaultRoot, src); err == nil && !strings.HasPrefix(rel, "..") &&
+				vault.Visibility(k.VaultRoot, src, k.PrivateDirs) == kb.Private {
+				return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
+			}
 		}
 		paper.Path = src
 	}

@@ -456,6 +456,13 @@ func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 	if len(l.evidence) == 0 {
 		t.Fatal("an added paper may be cited in the reply")
 	}
+	// A PDF in a private vault folder never becomes a public paper.
+	secret := filepath.Join(f.root, "private", "scan.pdf")
+	pdf, _ := os.ReadFile(local)
+	os.WriteFile(secret, pdf, 0o644)
+	if _, err := f.tools.Dispatch(ctx, local2, call("add_document", map[string]any{"source": secret, "mode": "full_text"}), func(Event) {}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("private PDF: %v", err)
+	}
 	// Summary mode without a model, and a relative path, are recoverable errors.
 	if out = add(map[string]any{"source": local}); !out.IsError {
 		t.Fatalf("summary without a model: %+v", out)

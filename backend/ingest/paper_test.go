@@ -3,12 +3,15 @@ package ingest
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // fakeModel records calls; each answer is fixed per method.
@@ -128,5 +131,22 @@ func TestScannedPDFWithoutAnnotationsIsRefused(t *testing.T) {
 	_, err := BuildPaper(context.Background(), Paper{Path: "../pdf/testdata/scanned.pdf", Mode: FullText}, opts)
 	if !errs.Is(err, errs.Conversion) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAdderRefusesPDFsInPrivateVaultFolders(t *testing.T) {
+	idx := kbIndexer(t, "sparse attention")
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "private"), 0o755)
+	b, _ := os.ReadFile("../pdf/testdata/paper.pdf")
+	p := filepath.Join(root, "private", "p.pdf")
+	os.WriteFile(p, b, 0o644)
+	a := &Adder{Store: idx.Store, Embed: idx.Embed, Opts: Options{ChunkSize: 1024},
+		Vault: &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: idx.Store, Embed: idx.Embed, ChunkSize: 1024}}
+	if _, err := a.Add(context.Background(), AddRequest{Path: p, Paper: Paper{Mode: FullText}}); !errs.Is(err, errs.Privacy) {
+		t.Fatalf("err = %v", err)
+	}
+	if c, _ := idx.Store.Count(context.Background()); c.Chunks != 0 {
+		t.Fatal("something was stored")
 	}
 }

@@ -86,7 +86,19 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)
+	// The answer streams to stderr as it is written; stdout gets only the
+	// final reply (citations checked), so scripts can read it cleanly.
+	streaming := false
 	done, err := runner.Start(ctx, s, question, func(e chat.Event) {
+		if e.Kind == chat.EventDelta {
+			fmt.Fprint(io.Err, e.Text)
+			streaming = true
+			return
+		}
+		if streaming {
+			fmt.Fprintln(io.Err)
+			streaming = false
+		}
 		switch e.Kind {
 		case chat.EventTool, chat.EventStatus:
 			fmt.Fprintf(io.Err, "· %s\n", e.Text)

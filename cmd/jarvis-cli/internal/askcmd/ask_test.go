@@ -130,6 +130,9 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb)
 		}
 	}
+	if !strings.Contains(errb.String(), "Water deeply [source: garden/tomatoes.md]") {
+		t.Fatalf("the answer did not stream to stderr:\n%s", errb)
+	}
 	if !strings.Contains(out.String(), "Sources:\n  - garden/tomatoes.md") || strings.Contains(out.String(), "nowhere.md") {
 		t.Fatalf("stdout:\n%s", out)
 	}
