@@ -76,3 +76,16 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 		t.Fatalf("missing model: %v", err)
 	}
 }
+
+func TestInboxInsideAPrivateFolderIsRefused(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Vault.Path = t.TempDir()
+	cfg.Vault.PrivateDirs = []string{"private"}
+	cfg.Sync.PDFWatchDir = filepath.Join(cfg.Vault.Path, "private", "inbox")
+	os.MkdirAll(cfg.Sync.PDFWatchDir, 0o755)
+	_, err := NewScheduler(cfg, &Services{Cfg: cfg})
+	if err == nil || !strings.Contains(err.Error(), "private vault folder") {
+		t.Fatalf("err = %v", err)
+	}
+}
