@@ -26,8 +26,9 @@ type Chat struct {
 	emit   Emit
 	getenv func(string) string
 
-	mu   gosync.Mutex
-	open map[string]*chat.Session // sessions the window has open, by id
+	mu     gosync.Mutex
+	open   map[string]*chat.Session // sessions the window has open, by id
+	replay map[string][]chat.Event  // the running turn's events so far, by session
 }
 
 // SessionRow is one sidebar entry.
@@ -140,8 +141,43 @@ func (c *Chat) Send(id, message string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.ag.Runner.Start(context.Background(), s, message, func(e chat.Event) { c.emit(ChatEvent, e) })
+	c.mu.Lock()
+	if c.replay == nil {
+		c.replay = map[string][]chat.Event{}
+	}
+	c.replay[id] = nil
+	c.mu.Unlock()
+	_, err = c.ag.Runner.Start(context.Background(), s, message, func(e chat.Event) {
+		c.mu.Lock()
+		switch e.Kind {
+		case chat.EventReply, chat.EventError, chat.EventStopped:
+			delete(c.replay, id)
+		default:
+			c.replay[id] = append(c.replay[id], e)
+		}
+		c.mu.Unlock()
+		c.emit(ChatEvent, e)
+	})
 	return err
+}
+
+// TurnInFlight is a running turn as a reopened window needs it: the
+// question and every event so far (with their sequence numbers), so the
+// window can show the tool box and any pending confirmation again.
+type TurnInFlight struct {
+	Question string       `json:"question"`
+	Events   []chat.Event `json:"events"`
+}
+
+// Replay returns the session's running turn, or nil when it is idle.
+func (c *Chat) Replay(id string) *TurnInFlight {
+	if !c.ag.Runner.Busy(id) {
+		return nil
+	}
+	q := c.ag.Runner.Question(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &TurnInFlight{Question: q, Events: append([]chat.Event{}, c.replay[id]...)}
 }
 
 // Stop rolls the session's turn back at once.

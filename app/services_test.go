@@ -1,6 +1,10 @@
 package app
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
-func services(t *testing.T) (*Services, *config.Config) {
+func services(t *testing.T, tweak ...func(*config.Config)) (*Services, *config.Config) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
@@ -30,6 +34,9 @@ func services(t *testing.T) (*Services, *config.Config) {
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(home, "bow"), ""
 	if err := embedtest.WriteEmbedder(cfg.RAG.EmbedModel, embedtest.Words("prune roses winter")); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range tweak {
+		f(cfg)
 	}
 	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
@@ -178,5 +185,61 @@ func TestViewSourceShowsPDFPagesAndStoredText(t *testing.T) {
 	}
 	if _, err := s.Library.ViewSource(chat.Citation{Source: "chat:gone"}, 0); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("gone: %v", err)
+	}
+}
+
+// removingModel asks to remove the roses note, then answers with text.
+func removingModel(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Messages []struct{ Role string } }
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"Kept it."},"done":false}`)
+		} else {
+			fmt.Fprintln(w, `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"remove_document","arguments":{"source":"garden/roses.md"}}}]},"done":false}`)
+		}
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":""},"done":true}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestReplayLetsAReopenedWindowFinishAConfirmation(t *testing.T) {
+	srv := removingModel(t)
+	s, _ := services(t, func(c *config.Config) { c.Chat.OllamaURL = srv.URL })
+	v, err := s.Chat.New("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Chat.Send(v.ID, "remove the roses note"); err != nil {
+		t.Fatal(err)
+	}
+	var token string
+	for deadline := time.Now().Add(5 * time.Second); token == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if r := s.Chat.Replay(v.ID); r != nil {
+			for _, e := range r.Events {
+				if e.Kind == chat.EventConfirm {
+					token = e.Data.(map[string]any)["token"].(string)
+					if r.Question != "remove the roses note" {
+						t.Fatalf("question %q", r.Question)
+					}
+				}
+			}
+		}
+	}
+	if token == "" {
+		t.Fatal("the replay never showed the pending confirmation")
+	}
+	if err := s.Chat.Confirm(token, false); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.Chat.Replay(v.ID) != nil && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	if s.Chat.Replay(v.ID) != nil {
+		t.Fatal("an idle session has no replay")
+	}
+	done, _ := s.Chat.Open(v.ID)
+	if last := done.Display[len(done.Display)-1]; last.Text != "Kept it." {
+		t.Fatalf("reply %+v", last)
 	}
 }

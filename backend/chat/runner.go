@@ -57,9 +57,10 @@ type Runner struct {
 }
 
 type turn struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	ledger *Ledger
+	question string
+	cancel   context.CancelFunc
+	done     chan struct{}
+	ledger   *Ledger
 	// base replaces the session's transcript at commit when the turn
 	// compacted it first (nil: no compaction).
 	base       []llm.Message
@@ -101,6 +102,16 @@ func (r *Runner) Busy(id string) bool {
 	return ok
 }
 
+// Question is the message of the session's running turn ("" when idle).
+func (r *Runner) Question(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t, ok := r.turns[id]; ok {
+		return t.question
+	}
+	return ""
+}
+
 // Start begins a turn and returns at once; events arrive through emit and a
 // channel closed when the turn's work has ended.
 func (r *Runner) Start(ctx context.Context, s *Session, message string, emit func(Event)) (<-chan struct{}, error) {
@@ -127,7 +138,7 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 		return nil, errs.New(errs.Conflict, "chat.Start", "this session is already answering; stop it or wait")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	t := &turn{cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID}
+	t := &turn{question: message, cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID}
 	r.turns[s.ID] = t
 	r.mu.Unlock()
 

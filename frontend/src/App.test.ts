@@ -119,6 +119,26 @@ describe('a turn', () => {
   })
 })
 
+describe('a reopened window', () => {
+  it('rebuilds a running turn from the replay, pending confirmation included', async () => {
+    const w = world({
+      'Chat.Replay': () => ({ question: 'remove roses', events: [
+        { session_id: 'a', seq: 1, kind: 'status', text: 'thinking' },
+        { session_id: 'a', seq: 2, kind: 'confirm', text: 'Remove garden/roses.md? Database entry only — files on disk are never touched.', data: { token: 'tok' } },
+      ] }),
+    })
+    w.views.a = session('a', { busy: true })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    expect((await screen.findByTestId('confirm')).textContent).toContain('never touched')
+    expect(screen.getByText('remove roses')).toBeTruthy()
+    w.emit('chat', { session_id: 'a', seq: 2, kind: 'tool', text: 'replayed twice must be ignored' })
+    expect(screen.queryByText('replayed twice must be ignored')).toBeNull()
+    await fireEvent.click(screen.getByText('Keep'))
+    expect(w.called('Chat.Confirm')[0].args).toEqual(['tok', false])
+  })
+})
+
 describe('library and settings', () => {
   it('removes a document only after the second click', async () => {
     const w = world({

@@ -83,6 +83,7 @@ export interface Backend {
   newSession(spec: string, kbOnly: boolean): Promise<T.SessionView>
   openSession(id: string): Promise<T.SessionView>
   send(id: string, message: string): Promise<void>
+  replay(id: string): Promise<T.TurnInFlight | null>
   stop(id: string): Promise<boolean>
   confirm(token: string, yes: boolean): Promise<void>
   rename(id: string, title: string): Promise<T.SessionView>
@@ -136,6 +137,7 @@ export function backendOver(t: Transport): Backend {
     newSession: (spec, kbOnly) => c('Chat', 'New', spec, kbOnly),
     openSession: (id) => c('Chat', 'Open', id),
     send: (id, m) => c('Chat', 'Send', id, m),
+    replay: (id) => c('Chat', 'Replay', id),
     stop: (id) => c('Chat', 'Stop', id),
     confirm: (token, yes) => c('Chat', 'Confirm', token, yes),
     rename: (id, title) => c('Chat', 'Rename', id, title),

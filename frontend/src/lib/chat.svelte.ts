@@ -85,11 +85,22 @@ export class ChatState {
 
   async open(id: string) {
     try {
-      this.views[id] = await this.backend.openSession(id)
+      const v = await this.backend.openSession(id)
+      this.views[id] = v
       this.activeId = id
+      if (v.busy && !this.turns[id]) await this.resync(id)
     } catch (e) {
       this.fail(e)
     }
+  }
+
+  /** A window opened while a turn runs rebuilds it from the backend's
+   * replay: the same events, in sequence, then live ones continue. */
+  async resync(id: string) {
+    const r = await this.backend.replay(id)
+    if (!r || this.turns[id]) return
+    this.turns[id] = { question: r.question, tools: [], status: 'thinking', confirms: [], live: '', lastSeq: 0 }
+    for (const e of r.events) this.onEvent(e)
   }
 
   /** Per-session input drafts survive switching sessions and restarts. */

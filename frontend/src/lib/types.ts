@@ -195,3 +195,8 @@ export interface SourceView {
   image?: string
   html?: string
 }
+
+export interface TurnInFlight {
+  question: string
+  events: ChatEvent[]
+}
