@@ -16,7 +16,6 @@ type fakeIndexer struct {
 	fullText  []string
 	summaries []string
 	known     map[string]bool
-	failPDF   bool
 }
 
 func (f *fakeIndexer) IndexDigest(_ context.Context, path, title, md string) error {
