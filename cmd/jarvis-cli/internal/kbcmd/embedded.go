@@ -198,7 +198,10 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				}
 				fmt.Fprintf(io.Err, "cleared %d note chunks\n", n)
 			}
-			res, err := e.Refresher().Refresh(ctx)
+			r := e.Refresher()
+			r.Progress = func(done, total int) { fmt.Fprintf(io.Err, "\rnotes %d/%d", done, total) }
+			res, err := r.Refresh(ctx)
+			fmt.Fprintln(io.Err)
 			for _, w := range res.Warnings {
 				fmt.Fprintf(io.Err, "warning: %s\n", w)
 			}
