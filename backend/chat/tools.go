@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -54,9 +55,10 @@ func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emi
 		if errs.Is(err, errs.Privacy) || errs.Is(err, errs.Cancelled) || errs.Is(err, errs.Internal) {
 			return llm.ToolOutcome{}, err
 		}
+		// The hint goes on its own line, where a model acts on it best.
 		msg := "Error: " + err.Error()
 		if h := errs.HintOf(err); h != "" {
-			msg += "\nHint: " + h
+			msg = strings.TrimSuffix(msg, " ("+h+")") + "\nHint: " + h
 		}
 		emit(Event{Kind: EventTool, Text: call.Name + " failed", Data: map[string]any{"tool": call.Name, "error": err.Error()}})
 		return llm.ToolOutcome{Content: msg, IsError: true}, nil

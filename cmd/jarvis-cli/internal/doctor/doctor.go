@@ -105,10 +105,7 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 
 	// Load the models and the store for real, and run one probe search.
 	if e, err := engine.Open(cfg); err != nil {
-		fail("knowledge base: %v", err)
-		if h := errs.HintOf(err); h != "" {
-			fmt.Fprintf(io.Out, "      hint: %s\n", h)
-		}
+		fail("knowledge base: %v", err) // the error carries its hint
 	} else {
 		info := e.Embedder.Info()
 		ok("embedder %s: %d dims, %s backend", info.ID, info.Dims, e.Embedder.Backend())

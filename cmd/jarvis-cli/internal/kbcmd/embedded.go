@@ -65,10 +65,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				msg, err := addOne(ctx, io, in, e, arg, ao, getenv)
 				if err != nil {
 					failed++
-					fmt.Fprintf(io.Err, "%s: %v\n", arg, err)
-					if h := errs.HintOf(err); h != "" {
-						fmt.Fprintf(io.Err, "  hint: %s\n", h)
-					}
+					fmt.Fprintf(io.Err, "%s: %v\n", arg, err) // the error carries its hint
 					continue
 				}
 				fmt.Fprintf(io.Out, "%s: %s\n", arg, msg)
