@@ -20,11 +20,12 @@ type Services struct {
 
 // NewServices assembles the window's services over one agent.
 func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(string) string) *Services {
+	tracker := &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }}
 	return &Services{
 		Shell:    &Shell{cfg: cfg, notes: engineNote(ag)},
 		Chat:     &Chat{ag: ag, emit: emit, getenv: getenv, open: map[string]*chat.Session{}},
-		Library:  &Library{ag: ag, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }}},
-		Settings: &Settings{cfg: cfg, prompts: ag.Prompts},
+		Library:  &Library{ag: ag, ops: tracker},
+		Settings: &Settings{cfg: cfg, prompts: ag.Prompts, ops: tracker, getenv: getenv},
 		Editor:   &Editor{ws: ag.Drafts, cfg: cfg},
 		Sync:     &Sync{cfg: cfg},
 		agent:    ag,

@@ -42,10 +42,12 @@ func services(t *testing.T, tweak ...func(*config.Config)) (*Services, *config.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ag.Engine.Refresher().Refresh(t.Context()); err != nil {
-		t.Fatal(err)
+	if ag.Engine != nil {
+		if _, err := ag.Engine.Refresher().Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	s := NewServices(cfg, ag, func(string, any) {}, func(string) string { return "" })
+	s := NewServices(cfg, ag, func(string, any) {}, os.Getenv)
 	t.Cleanup(func() { s.Close() })
 	return s, cfg
 }
@@ -241,5 +243,45 @@ func TestReplayLetsAReopenedWindowFinishAConfirmation(t *testing.T) {
 	done, _ := s.Chat.Open(v.ID)
 	if last := done.Display[len(done.Display)-1]; last.Text != "Kept it." {
 		t.Fatalf("reply %+v", last)
+	}
+}
+
+func TestFetchModelsDownloadsTheMissingOnesAsAnOperation(t *testing.T) {
+	var served []string
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served = append(served, r.URL.Path)
+		fmt.Fprintf(w, "bytes of %s", r.URL.Path)
+	}))
+	defer hub.Close()
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	s, cfg := services(t, func(c *config.Config) { c.RAG.RerankModel = "cross-encoder/ms-marco-MiniLM-L6-v2" })
+	rows, err := s.Settings.Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rr ModelRow
+	for _, r := range rows {
+		if r.ID == cfg.RAG.RerankModel {
+			rr = r
+		}
+	}
+	if !rr.Configured || rr.Installed || rr.Missing == 0 {
+		t.Fatalf("rows %+v", rows)
+	}
+	events := make(chan any, 256)
+	s.Library.ops.Emit = func(o ops.Op) { events <- o }
+	id, err := s.Settings.FetchModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := waitOp(t, events, id)
+	if final.State != ops.Done || !strings.Contains(final.Result, "restart Jarvis") {
+		t.Fatalf("%+v", final)
+	}
+	if len(served) != rr.Missing || !strings.HasPrefix(served[0], "/cross-encoder/ms-marco-MiniLM-L6-v2/resolve/main/") {
+		t.Fatalf("served %v", served)
+	}
+	if _, err := s.Settings.FetchModels(); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("nothing left to fetch: %v", err)
 	}
 }

@@ -1,7 +1,14 @@
 package app
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
+
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
 
@@ -9,6 +16,8 @@ import (
 type Settings struct {
 	cfg     *config.Config
 	prompts prompts.Store
+	ops     *ops.Tracker
+	getenv  func(string) string
 }
 
 // Summary is the configuration at a glance (no secrets).
@@ -35,3 +44,63 @@ func (s *Settings) SavePrompt(name, text string) error { return s.prompts.Save(n
 
 // ResetPrompt restores the shipped default and returns it.
 func (s *Settings) ResetPrompt(name string) (string, error) { return s.prompts.Reset(name) }
+
+// ModelRow is one manifest model and whether it is installed.
+type ModelRow struct {
+	ID         string `json:"id"`
+	Role       string `json:"role"`
+	License    string `json:"license"`
+	Configured bool   `json:"configured"`
+	Installed  bool   `json:"installed"`
+	Missing    int    `json:"missing"`
+}
+
+// Models lists the manifest's models with their install state.
+func (s *Settings) Models() ([]ModelRow, error) {
+	m, err := models.Load()
+	if err != nil {
+		return nil, err
+	}
+	out := []ModelRow{}
+	for _, model := range m.Models {
+		st := models.Inspect(s.cfg.RAG.ModelsDir, model)
+		out = append(out, ModelRow{ID: model.ID, Role: model.Role, License: model.License, Installed: st.Installed, Missing: len(st.Missing),
+			Configured: model.ID == s.cfg.RAG.EmbedModel || model.ID == s.cfg.RAG.RerankModel})
+	}
+	return out, nil
+}
+
+// FetchModels downloads the configured models that are not installed, as
+// an operation with byte progress. Jarvis loads them on its next start.
+func (s *Settings) FetchModels() (string, error) {
+	m, err := models.Load()
+	if err != nil {
+		return "", err
+	}
+	var todo []models.Model
+	for _, id := range []string{s.cfg.RAG.EmbedModel, s.cfg.RAG.RerankModel} {
+		if id == "" || filepath.IsAbs(id) {
+			continue
+		}
+		model, err := m.Find(id)
+		if err != nil {
+			return "", err
+		}
+		if !models.Inspect(s.cfg.RAG.ModelsDir, model).Installed {
+			todo = append(todo, model)
+		}
+	}
+	if len(todo) == 0 {
+		return "", errs.New(errs.Invalid, "settings.FetchModels", "the configured models are already installed")
+	}
+	return s.ops.Start("models", "Download models", func(ctx context.Context, report ops.Report) (string, error) {
+		f := models.NewFetcher(s.getenv)
+		for i, model := range todo {
+			f.Progress = func(path string, n int64) { report(fmt.Sprintf("%s: %s %d KiB", model.ID, path, n>>10), i, len(todo)) }
+			if err := f.Fetch(ctx, s.cfg.RAG.ModelsDir, model); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("installed %d model(s); restart Jarvis to use them", len(todo)), nil
+	}), nil
+}

@@ -162,6 +162,8 @@ describe('library and settings', () => {
       'Settings.Summary': () => ['provider: ollama'],
       'Settings.Prompts': () => [{ name: 'system_prompt', text: 'edited text', modified: true }],
       'Settings.ResetPrompt': () => 'the default text',
+      'Settings.Models': () => [{ id: 'BAAI/bge-small-en-v1.5', role: 'embed', license: 'MIT', configured: true, installed: false, missing: 5 }],
+      'Settings.FetchModels': () => 'op1',
     })
     render(App, { props: { backend: w.backend } })
     await fireEvent.click(screen.getByText('Settings'))
@@ -169,6 +171,10 @@ describe('library and settings', () => {
     await waitFor(() => expect(area.value).toBe('edited text'))
     await fireEvent.click(screen.getByText('Revert to default'))
     await waitFor(() => expect(area.value).toBe('the default text'))
+    expect(screen.getByTestId('model-row').textContent).toContain('missing (5 files)')
+    await fireEvent.click(screen.getByText('Download the models (Hugging Face)'))
+    w.emit('op', { op_id: 'op1', kind: 'models', title: 'Download models', seq: 2, stage: 'BAAI/bge-small-en-v1.5: onnx/model.onnx 1024 KiB', done: 0, total: 2, state: 'running' })
+    expect((await screen.findByTestId('download')).textContent).toContain('1024 KiB')
   })
 })
 

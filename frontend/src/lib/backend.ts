@@ -113,6 +113,8 @@ export interface Backend {
   prompts(): Promise<T.Prompt[]>
   savePrompt(name: string, text: string): Promise<void>
   resetPrompt(name: string): Promise<string>
+  models_(): Promise<T.ModelRow[]>
+  fetchModels(): Promise<string>
   drafts(): Promise<T.Draft[]>
   openFile(id: string, file: string): Promise<T.FileView>
   saveFile(id: string, file: string, text: string, hash: string): Promise<string>
@@ -167,6 +169,8 @@ export function backendOver(t: Transport): Backend {
     prompts: () => c('Settings', 'Prompts'),
     savePrompt: (n, text) => c('Settings', 'SavePrompt', n, text),
     resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
+    models_: () => c('Settings', 'Models'),
+    fetchModels: () => c('Settings', 'FetchModels'),
     drafts: () => c('Editor', 'Drafts'),
     openFile: (id, f) => c('Editor', 'Open', id, f),
     saveFile: (id, f, text, hash) => c('Editor', 'Save', id, f, text, hash),

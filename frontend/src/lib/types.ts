@@ -200,3 +200,12 @@ export interface TurnInFlight {
   question: string
   events: ChatEvent[]
 }
+
+export interface ModelRow {
+  id: string
+  role: string
+  license: string
+  configured: boolean
+  installed: boolean
+  missing: number
+}
