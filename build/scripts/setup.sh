@@ -10,7 +10,8 @@ cd "$(dirname "$0")/../.."
 log() { printf '\n==> %s\n' "$*"; }
 
 APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick dbus-daemon dbus-bin
-  latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc chromium)
+  latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc chromium
+  xdotool tesseract-ocr tesseract-ocr-eng)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -40,7 +40,15 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	dist := flag.String("dist", "frontend/dist", "built frontend")
 	demo := flag.Bool("demo", false, "seed a throwaway home with a vault, fixture models and a scripted model server")
+	seedHome := flag.String("seed-home", "", "seed this home and run only the scripted model server (for driving the real desktop app)")
 	flag.Parse()
+	if *seedHome != "" {
+		if err := serveBrain(*seedHome); err != nil {
+			fmt.Fprintln(os.Stderr, "jarvis-bridge:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*addr, *dist, *demo); err != nil {
 		fmt.Fprintln(os.Stderr, "jarvis-bridge:", err)
 		os.Exit(1)
@@ -88,6 +96,24 @@ func run(addr, dist string, demo bool) error {
 	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 		return err
 	}
+	return nil
+}
+
+// serveBrain seeds home and keeps the scripted model server up until
+// interrupted, so the real desktop app can be pointed at home.
+func serveBrain(home string) error {
+	llmURL, stop, err := startBrain()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := seed(home, llmURL); err != nil {
+		return err
+	}
+	fmt.Printf("seeded %s; model server at %s\n", home, llmURL)
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	<-ctx.Done()
 	return nil
 }
 
