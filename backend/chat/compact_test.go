@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -13,11 +14,20 @@ import (
 type summarising struct {
 	scripted
 	block   bool
+	mu      gosync.Mutex
 	prompts []string
 }
 
+func (p *summarising) asked() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.prompts)
+}
+
 func (p *summarising) Complete(ctx context.Context, msgs []llm.Message, _, _ int) (string, error) {
+	p.mu.Lock()
 	p.prompts = append(p.prompts, msgs[0].PlainText())
+	p.mu.Unlock()
 	if p.block {
 		<-ctx.Done()
 		return "", ctx.Err()
@@ -100,7 +110,7 @@ func TestStopDuringCompactionLeavesTheSessionAsItWas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(2 * time.Second); len(p.prompts) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * time.Second); p.asked() == 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
 	r.Stop(s.ID)

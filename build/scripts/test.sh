@@ -20,8 +20,8 @@ go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
 printf '\n==> go vet\n'
 go vet ./...
 
-printf '\n==> go test\n'
-JARVIS_REQUIRE_TOOLS=1 go test -count=1 ./...
+printf '\n==> go test (race detector on)\n'
+JARVIS_REQUIRE_TOOLS=1 go test -race -count=1 ./...
 
 printf '\n==> end-to-end tests (headless Chromium against the Go services)\n'
 go build -o build/bin/jarvis-bridge ./app/bridge/jarvis-bridge
