@@ -56,10 +56,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		review = func(context.Context, *drafts.Proposal) error { return nil }
 	}
 	tools := chat.DraftTools(&drafts.Agent{W: ws, Review: review})
-	provider := func(spec string) (llm.Provider, error) {
-		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: o.Getenv, ConvertPDF: ingest.ConvertFile,
-			SummaryPrompt: func() (string, error) { return a.Prompts.Load(prompts.PaperSummary) }})
-	}
+	provider := ProviderFactory(cfg, o.Getenv)
 	a.Provider = provider
 	var history *chat.HistoryIndexer
 	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
@@ -97,6 +94,17 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		History:      history,
 	}
 	return a, nil
+}
+
+// ProviderFactory builds model clients for specs the way every part of
+// Jarvis needs them: the user's paper-summary prompt (read fresh) and local
+// PDF conversion for providers that cannot read PDFs.
+func ProviderFactory(cfg *config.Config, getenv func(string) string) func(spec string) (llm.Provider, error) {
+	store := prompts.Store{Dir: cfg.PromptsDir()}
+	return func(spec string) (llm.Provider, error) {
+		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile,
+			SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
+	}
 }
 
 // Close releases the knowledge base.

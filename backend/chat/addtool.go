@@ -103,11 +103,8 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		}
 		// Papers are always public: a PDF kept in a private vault folder must
 		// not become one because a model (or a document it read) asked.
-		if k.VaultRoot != "" {
-			if rel, err := filepath.Rel(k.VaultRoot, src); err == nil && !strings.HasPrefix(rel, "..") &&
-				vault.Visibility(k.VaultRoot, src, k.PrivateDirs) == kb.Private {
-				return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
-			}
+		if vault.InPrivateFolder(k.VaultRoot, src, k.PrivateDirs) {
+			return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
 		}
 		paper.Path = src
 	}

@@ -65,12 +65,18 @@ func intArg(args map[string]any, key string, def int) int {
 	return def
 }
 
-// cite builds the citation label the model is asked to use.
-func citeLabel(m kb.Metadata) string {
-	src := m.Source
+// citeName is how a chunk is cited: local files (vault notes share one
+// source; added files have file:// sources) by their path, the rest by source.
+func citeName(m kb.Metadata) string {
 	if m.Source == kb.SourceVault || strings.HasPrefix(m.Source, "file://") {
-		src = m.FilePath
+		return m.FilePath
 	}
+	return m.Source
+}
+
+// citeLabel builds the citation label the model is asked to use.
+func citeLabel(m kb.Metadata) string {
+	src := citeName(m)
 	if m.Page > 0 {
 		return fmt.Sprintf("[source: %s, p.%d]", src, m.Page)
 	}
@@ -79,11 +85,7 @@ func citeLabel(m kb.Metadata) string {
 
 func citationOf(c kb.Chunk) Citation {
 	m := c.Meta
-	cit := Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
-	if m.Source == kb.SourceVault || strings.HasPrefix(m.Source, "file://") {
-		cit.Source = m.FilePath // vault notes share one source; the path names them
-	}
-	return cit
+	return Citation{Source: citeName(m), Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
 }
 
 // renderChunks wraps chunks in the retrieved-data markers, each with its

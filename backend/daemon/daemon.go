@@ -13,6 +13,7 @@ import (
 	gosync "sync"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
@@ -83,9 +84,7 @@ func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
 // Provider builds the configured chat provider (for digest scoring,
 // metadata inference and captions).
 func (s *Services) Provider() (llm.Provider, error) {
-	store := prompts.Store{Dir: s.Cfg.PromptsDir()}
-	return llm.MakeProvider(s.Cfg, s.Cfg.Chat.Provider, llm.Options{Getenv: s.Getenv, ConvertPDF: ingest.ConvertFile,
-		SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
+	return agent.ProviderFactory(s.Cfg, s.Getenv)(s.Cfg.Chat.Provider)
 }
 
 // RefreshVault syncs the vault.

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
-	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -68,12 +66,9 @@ func (l *SyncLog) Close() error { return l.f.Close() }
 func NewScheduler(cfg *config.Config, svc *Services) (*jsync.Scheduler, error) {
 	// Inbox PDFs become public papers; an inbox inside a private vault
 	// folder would publish what the user keeps private.
-	if in := cfg.Sync.PDFWatchDir; in != "" && cfg.Vault.Path != "" {
-		if rel, err := filepath.Rel(cfg.Vault.Path, in); err == nil && !strings.HasPrefix(rel, "..") &&
-			vault.Visibility(cfg.Vault.Path, in, cfg.Vault.PrivateDirs) == kb.Private {
-			return nil, errs.WithHint(errs.New(errs.Invalid, "sync", "sync.pdf_watch_dir %s is inside a private vault folder", in),
-				"inbox PDFs are indexed as public papers; choose a folder outside the private ones")
-		}
+	if in := cfg.Sync.PDFWatchDir; in != "" && vault.InPrivateFolder(cfg.Vault.Path, in, cfg.Vault.PrivateDirs) {
+		return nil, errs.WithHint(errs.New(errs.Invalid, "sync", "sync.pdf_watch_dir %s is inside a private vault folder", in),
+			"inbox PDFs are indexed as public papers; choose a folder outside the private ones")
 	}
 	jobs, disabled, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
 	if err != nil {

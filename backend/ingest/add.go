@@ -125,12 +125,9 @@ func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddRes
 func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
 	// Papers are public by rule, so a PDF kept in a private vault folder is
 	// refused rather than published.
-	if a.Vault != nil && a.Vault.Root != "" {
-		if rel, err := filepath.Rel(a.Vault.Root, abs); err == nil && !strings.HasPrefix(rel, "..") &&
-			vault.Visibility(a.Vault.Root, abs, a.Vault.PrivateDirs) == kb.Private {
-			return AddResult{}, errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder; papers are always public", filepath.Base(abs)),
-				"move the PDF out of the private folder if it may be shared with cloud models")
-		}
+	if a.Vault != nil && vault.InPrivateFolder(a.Vault.Root, abs, a.Vault.PrivateDirs) {
+		return AddResult{}, errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder; papers are always public", filepath.Base(abs)),
+			"move the PDF out of the private folder if it may be shared with cloud models")
 	}
 	p := req.Paper
 	p.Path = abs

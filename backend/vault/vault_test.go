@@ -158,3 +158,25 @@ func TestParseRecordMapping(t *testing.T) {
 		t.Fatalf("extras %v warnings %v", rec.Extra, warns)
 	}
 }
+
+func TestInPrivateFolderFollowsLinks(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "private/x.pdf", "%PDF")
+	write(t, root, "public/y.pdf", "%PDF")
+	outside := filepath.Join(t.TempDir(), "link.pdf")
+	os.Symlink(filepath.Join(root, "private", "x.pdf"), outside)
+	cases := map[string]bool{
+		filepath.Join(root, "private", "x.pdf"): true,
+		filepath.Join(root, "public", "y.pdf"):  false,
+		outside:                                 true,
+		filepath.Join(t.TempDir(), "z.pdf"):     false,
+	}
+	for p, want := range cases {
+		if got := InPrivateFolder(root, p, []string{"private"}); got != want {
+			t.Errorf("%s: %v, want %v", p, got, want)
+		}
+	}
+	if InPrivateFolder("", outside, []string{"private"}) {
+		t.Error("no vault, no private folder")
+	}
+}

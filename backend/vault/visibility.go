@@ -32,3 +32,25 @@ func Visibility(root, path string, privateDirs []string) string {
 	}
 	return kb.Public
 }
+
+// InPrivateFolder reports whether path lies inside the vault at root and in
+// one of its private folders (by resolved path, like Visibility). A path
+// outside the vault is not in a private folder.
+func InPrivateFolder(root, path string, privateDirs []string) bool {
+	if root == "" {
+		return false
+	}
+	// Resolve first: a link elsewhere that points into a private folder is
+	// in that folder.
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	return Visibility(root, path, privateDirs) == kb.Private
+}

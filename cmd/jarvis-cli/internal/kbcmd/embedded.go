@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -219,7 +219,7 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 	model := ao.Model
 	isPDF := strings.EqualFold(filepath.Ext(path), ".pdf")
 	if model == nil && isPDF {
-		p, err := llm.MakeProvider(e.Cfg, e.Cfg.Chat.Provider, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile})
+		p, err := agent.ProviderFactory(e.Cfg, getenv)(e.Cfg.Chat.Provider)
 		if err != nil && !ao.FullText {
 			return "", errs.WithHint(err, "summary mode needs a model; add --full-text to store the text without one")
 		}
