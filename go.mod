@@ -6,6 +6,7 @@ require (
 	fyne.io/systray v1.11.0
 	github.com/gen2brain/go-fitz v1.24.15
 	github.com/godbus/dbus/v5 v5.1.0
+	github.com/gomlx/gomlx v0.26.0
 	github.com/knights-analytics/hugot v0.6.1
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sergi/go-diff v1.4.5
@@ -30,7 +31,6 @@ require (
 	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/gomlx/go-huggingface v0.3.1 // indirect
 	github.com/gomlx/go-xla v0.1.4 // indirect
-	github.com/gomlx/gomlx v0.26.0 // indirect
 	github.com/gomlx/onnx-gomlx v0.3.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
