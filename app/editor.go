@@ -104,3 +104,16 @@ func (e *Editor) Render(id, file string) (RenderResult, error) {
 	r, err := e.ws.Render(context.Background(), e.toolchain(), id, file)
 	return RenderResult{PDF: base64.StdEncoding.EncodeToString(r.PDF), Log: render.LogTail(r.Log, 40)}, err
 }
+
+// NewDraft creates a draft the human starts (public: it touched no
+// session's private data).
+func (e *Editor) NewDraft(title, filename string) (drafts.Draft, error) {
+	d, err := e.ws.Create(title, filename, "", drafts.Public, "")
+	if err != nil {
+		return drafts.Draft{}, err
+	}
+	return *d, nil
+}
+
+// SetKeep exempts a draft from retention (or stops exempting it).
+func (e *Editor) SetKeep(id string, keep bool) error { return e.ws.SetKeep(id, keep) }

@@ -285,3 +285,31 @@ func TestFetchModelsDownloadsTheMissingOnesAsAnOperation(t *testing.T) {
 		t.Fatalf("nothing left to fetch: %v", err)
 	}
 }
+
+func TestEditorNewDraftSaveConflictAndKeep(t *testing.T) {
+	s, _ := services(t)
+	d, err := s.Editor.NewDraft("Grant letter", "letter.md")
+	if err != nil || d.MainFile != "letter.md" {
+		t.Fatalf("%v %+v", err, d)
+	}
+	f, err := s.Editor.Open(d.ID, "letter.md")
+	if err != nil || f.Text != "" {
+		t.Fatalf("%v %+v", err, f)
+	}
+	h, err := s.Editor.Save(d.ID, "letter.md", "Dear panel,\n", f.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Editor.Save(d.ID, "letter.md", "stale\n", f.Hash); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("a save with an old hash must conflict: %v", err)
+	}
+	if _, err := s.Editor.Save(d.ID, "letter.md", "Dear panel members,\n", h); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Editor.SetKeep(d.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Editor.NewDraft("x", "../escape.md"); err == nil {
+		t.Fatal("a path outside the sandbox was accepted")
+	}
+}

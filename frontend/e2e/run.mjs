@@ -174,6 +174,18 @@ await test('drafts: the agent writes a draft, proposes an edit, the human accept
   if ((await frame.getAttribute('sandbox')) !== '') throw new Error('preview frame may run scripts')
 })
 
+await test('drafts: the human starts a draft, types and saves it', async () => {
+  await page.getByLabel('Draft title').fill('My notes')
+  await page.getByLabel('Draft file').fill('mine.md')
+  await page.getByRole('button', { name: 'New draft' }).click()
+  await page.getByTestId('tab').filter({ hasText: 'mine.md' }).waitFor()
+  await page.locator('.cm-content').click()
+  await page.keyboard.type('# Mine\n\nWritten by hand.')
+  await expectText(page.getByTestId('tab').filter({ hasText: 'mine.md' }), /•/)
+  await page.getByRole('button', { name: 'Save', exact: true }).click()
+  await page.getByText('Saved mine.md.').waitFor()
+})
+
 await test('the sync panel reads the status file', async () => {
   await page.getByRole('button', { name: 'Sync' }).click()
   await expectText(page.getByTestId('sync'), /never run|running|not running/)

@@ -116,6 +116,8 @@ export interface Backend {
   models_(): Promise<T.ModelRow[]>
   fetchModels(): Promise<string>
   drafts(): Promise<T.Draft[]>
+  newDraft(title: string, filename: string): Promise<T.Draft>
+  setKeep(id: string, keep: boolean): Promise<void>
   openFile(id: string, file: string): Promise<T.FileView>
   saveFile(id: string, file: string, text: string, hash: string): Promise<string>
   versions(id: string, file: string): Promise<T.Version[]>
@@ -172,6 +174,8 @@ export function backendOver(t: Transport): Backend {
     models_: () => c('Settings', 'Models'),
     fetchModels: () => c('Settings', 'FetchModels'),
     drafts: () => c('Editor', 'Drafts'),
+    newDraft: (title, f) => c('Editor', 'NewDraft', title, f),
+    setKeep: (id, keep) => c('Editor', 'SetKeep', id, keep),
     openFile: (id, f) => c('Editor', 'Open', id, f),
     saveFile: (id, f, text, hash) => c('Editor', 'Save', id, f, text, hash),
     versions: (id, f) => c('Editor', 'Versions', id, f),

@@ -112,6 +112,7 @@ export interface Draft {
   visibility: string
   main_file: string
   files: string[]
+  keep: boolean
 }
 
 export interface FileView {
