@@ -103,6 +103,11 @@ func Reindex(ctx context.Context, dir string, e Embedder, progress ReindexProgre
 			progress(start+len(part), len(chunks))
 		}
 	}
+	for _, c := range chunks {
+		if err := validateChunk(c, info.Dims); err != nil {
+			return 0, errs.Wrap(errs.Invalid, op, err)
+		}
+	}
 	tx, err := s.db.BeginTx(context.Background(), nil)
 	if err != nil {
 		return 0, errs.Wrap(errs.RAG, op, err)
@@ -111,18 +116,8 @@ func Reindex(ctx context.Context, dir string, e Embedder, progress ReindexProgre
 	if _, err := tx.Exec(`DELETE FROM chunks`); err != nil {
 		return 0, errs.Wrap(errs.RAG, op, err)
 	}
-	stmt, err := tx.Prepare(insertSQL)
-	if err != nil {
-		return 0, errs.Wrap(errs.RAG, op, err)
-	}
-	defer stmt.Close()
-	for _, c := range chunks {
-		if err := validateChunk(c, info.Dims); err != nil {
-			return 0, errs.Wrap(errs.Invalid, op, err)
-		}
-		if _, err := stmt.Exec(insertArgs(c)...); err != nil {
-			return 0, errs.Wrap(errs.RAG, op, err)
-		}
+	if err := s.insertChunks(context.Background(), tx, op, chunks); err != nil {
+		return 0, err
 	}
 	for k, v := range map[string]string{"embed_model": info.ID, "embed_dims": strconv.Itoa(info.Dims)} {
 		if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE key = ?`, v, k); err != nil {

@@ -47,11 +47,14 @@ func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) ([
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, "kb.Search", err)
 	}
-	return s.search(ctx, query, qv, n, f)
+	hits, _, err := s.search(ctx, query, qv, n, f)
+	return hits, err
 }
 
-// search runs the pipeline for an already embedded query.
-func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int, f Filter) ([]Hit, error) {
+// search runs the pipeline for an already embedded query. It also returns
+// the BM25 hits it ranked (nil when hybrid is off), so the privacy check can
+// judge lexical matches without a second BM25 pass.
+func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int, f Filter) ([]Hit, []Hit, error) {
 	const op = "kb.Search"
 	if n <= 0 {
 		n = 8
@@ -59,23 +62,23 @@ func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int
 	topN := max(s.Opts.RerankTopN, n)
 	pool, err := s.Store.PoolIDs(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(pool) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := s.Index.Sync(ctx, s.Store); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var dense []int64
 	for _, h := range s.Index.Search(qv, pool, topN) {
 		dense = append(dense, h.Chunk.ID)
 	}
 	ranked := dense
+	var bm []Hit
 	if s.Opts.Hybrid {
-		bm, err := s.Store.BM25(ctx, query, f, topN)
-		if err != nil {
-			return nil, err
+		if bm, err = s.Store.BM25(ctx, query, f, topN); err != nil {
+			return nil, nil, err
 		}
 		var sparse []int64
 		for _, h := range bm {
@@ -88,7 +91,7 @@ func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int
 	}
 	chunks, err := s.Store.Chunks(ctx, ranked)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hits := make([]Hit, len(chunks))
 	for i, c := range chunks {
@@ -101,7 +104,7 @@ func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int
 		}
 		scores, err := s.Rerank.Rerank(ctx, query, passages)
 		if err != nil {
-			return nil, errs.Wrap(errs.RAG, op, err)
+			return nil, nil, errs.Wrap(errs.RAG, op, err)
 		}
 		for i := range hits {
 			hits[i].Score = scores[i]
@@ -111,7 +114,7 @@ func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int
 	if len(hits) > n {
 		hits = hits[:n]
 	}
-	return hits, nil
+	return hits, bm, nil
 }
 
 // PrivateCaveat is the fixed line shown (to the model and the user) when a
@@ -134,12 +137,12 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 		return PrivacyResult{}, errs.Wrap(errs.RAG, "kb.Search", err)
 	}
 	if !cloud {
-		hits, err := s.search(ctx, query, qv, n, f)
+		hits, _, err := s.search(ctx, query, qv, n, f)
 		return PrivacyResult{Hits: hits}, err
 	}
 	// Ranking private chunks locally to count them is safe: nothing of them
 	// leaves this function but the count. The query is embedded once.
-	all, err := s.search(ctx, query, qv, n, f)
+	all, lexical, err := s.search(ctx, query, qv, n, f)
 	if err != nil {
 		return PrivacyResult{}, err
 	}
@@ -154,9 +157,12 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 	// any (every chunk sharing a query term is private), else on the top
 	// hits of the whole pool.
 	onlyPrivate := withheld > 0 && withheld == len(all)
-	if lexical, err := s.Store.BM25(ctx, query, f, max(s.Opts.RerankTopN, n)); err != nil {
-		return PrivacyResult{}, err
-	} else if len(lexical) > 0 {
+	if !s.Opts.Hybrid { // search ranked no BM25: ask for it
+		if lexical, err = s.Store.BM25(ctx, query, f, max(s.Opts.RerankTopN, n)); err != nil {
+			return PrivacyResult{}, err
+		}
+	}
+	if len(lexical) > 0 {
 		onlyPrivate = true
 		for _, h := range lexical {
 			if h.Chunk.Meta.Visibility != Private {
@@ -171,7 +177,7 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 	}
 	pub := f
 	pub.Visibility = []string{Public}
-	hits, err := s.search(ctx, query, qv, n, pub)
+	hits, _, err := s.search(ctx, query, qv, n, pub)
 	if err != nil {
 		return PrivacyResult{}, err
 	}

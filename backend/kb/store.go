@@ -204,6 +204,18 @@ func (s *Store) CommitReplacing(chunks []Chunk, replace *Filter) error {
 			return errs.Wrap(errs.RAG, op, err)
 		}
 	}
+	if err := s.insertChunks(ctx, tx, op, chunks); err != nil {
+		return err
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return errs.Wrap(errs.RAG, op, err)
+	}
+	return errs.Wrap(errs.RAG, op, tx.Commit())
+}
+
+// insertChunks writes validated chunks inside tx, stamping date_added on new
+// ones; the caller commits.
+func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, op string, chunks []Chunk) error {
 	stmt, err := tx.PrepareContext(ctx, insertSQL)
 	if err != nil {
 		return errs.Wrap(errs.RAG, op, err)
@@ -221,10 +233,7 @@ func (s *Store) CommitReplacing(chunks []Chunk, replace *Filter) error {
 			return errs.Wrapf(errs.RAG, op, err, "inserting chunk %d of %s", i, c.Meta.Source)
 		}
 	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	return errs.Wrap(errs.RAG, op, tx.Commit())
+	return nil
 }
 
 func validateChunk(c Chunk, dims int) error {
