@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	gosync "sync"
 	"time"
 
@@ -150,10 +151,6 @@ func (t *Tracker) List() []Op {
 	for _, e := range t.ops {
 		out = append(out, e.op)
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Started.Before(out[j-1].Started); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b Op) int { return a.Started.Compare(b.Started) })
 	return out
 }

@@ -209,6 +209,7 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 import "C"
 
 import (
+	"slices"
 	"unsafe"
 
 	// go-fitz carries the static MuPDF library these calls link against.
@@ -290,25 +291,9 @@ func (r *rawDoc) page(i int, images bool, minPixels int) (Page, string) {
 			f := q[8*k : 8*k+8]
 			xs := []float64{float64(f[0]), float64(f[2]), float64(f[4]), float64(f[6])}
 			ys := []float64{float64(f[1]), float64(f[3]), float64(f[5]), float64(f[7])}
-			an.Quads = append(an.Quads, Rect{minOf(xs), minOf(ys), maxOf(xs), maxOf(ys)})
+			an.Quads = append(an.Quads, Rect{slices.Min(xs), slices.Min(ys), slices.Max(xs), slices.Max(ys)})
 		}
 		out.Annotations = append(out.Annotations, an)
 	}
 	return out, ""
-}
-
-func minOf(v []float64) float64 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(v []float64) float64 {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = max(m, x)
-	}
-	return m
 }

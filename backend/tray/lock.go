@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,7 +31,7 @@ type Lock struct {
 // Acquire takes the lock or reports the pid that holds it.
 func Acquire(path string) (*Lock, error) {
 	const op = "tray.Lock"
-	if err := fsutil.EnsurePrivateDir(dirOf(path)); err != nil {
+	if err := fsutil.EnsurePrivateDir(filepath.Dir(path)); err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -69,14 +70,6 @@ func (l *Lock) Release() error {
 	err := l.f.Close() // closing drops the flock
 	l.f = nil
 	return err
-}
-
-func dirOf(path string) string {
-	i := strings.LastIndex(path, string(os.PathSeparator))
-	if i <= 0 {
-		return "."
-	}
-	return path[:i]
 }
 
 // String names the lock file.
