@@ -63,14 +63,11 @@ func run(addr, dist string, demo bool) error {
 		}
 		defer os.RemoveAll(home)
 		os.Setenv("JARVIS_HOME", home)
-		llmURL, stop, err := startBrain()
+		stop, err := startDemo(home)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		if err := seed(home, llmURL); err != nil {
-			return err
-		}
 	}
 	cfg, err := config.Load()
 	if err != nil {
@@ -102,19 +99,30 @@ func run(addr, dist string, demo bool) error {
 // serveBrain seeds home and keeps the scripted model server up until
 // interrupted, so the real desktop app can be pointed at home.
 func serveBrain(home string) error {
-	llmURL, stop, err := startBrain()
+	stop, err := startDemo(home)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if err := seed(home, llmURL); err != nil {
-		return err
-	}
-	fmt.Printf("seeded %s; model server at %s\n", home, llmURL)
+	fmt.Printf("seeded %s\n", home)
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 	<-ctx.Done()
 	return nil
+}
+
+// startDemo starts the scripted model server and seeds home to use it; the
+// returned func stops the server.
+func startDemo(home string) (func(), error) {
+	llmURL, stop, err := startBrain()
+	if err != nil {
+		return nil, err
+	}
+	if err := seed(home, llmURL); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
 }
 
 // seed writes the demo vault, fixture models and config, and indexes the vault.
