@@ -103,10 +103,12 @@ type OpenRouter struct {
 	Only           []string `toml:"only"`
 }
 
-// Vault points at the Obsidian vault and names its private folders.
+// Vault points at the Obsidian vault, names its private folders and the
+// folders or globs that are never indexed (templates, attachments, archives).
 type Vault struct {
 	Path        string   `toml:"path"`
 	PrivateDirs []string `toml:"private_dirs"`
+	Exclude     []string `toml:"exclude"` // vault-relative folders or path.Match globs, slash-separated
 }
 
 // Sync configures the background scheduler's periodic jobs.

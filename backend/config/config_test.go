@@ -187,6 +187,8 @@ func TestValidationNamesTheKey(t *testing.T) {
 		{"retention", "[drafts]\nretention_days = -3\n", "drafts.retention_days"},
 		{"extension", "[drafts]\nextensions = [\"md\"]\n", "drafts.extensions"},
 		{"private dir nested", "[vault]\nprivate_dirs = [\"a/b\"]\n", "vault.private_dirs"},
+		{"exclude absolute", "[vault]\nexclude = [\"/etc\"]\n", "vault.exclude"},
+		{"exclude bad glob", "[vault]\nexclude = [\"[a\"]\n", "vault.exclude"},
 		{"data collection", "[openrouter]\ndata_collection = \"maybe\"\n", "openrouter.data_collection"},
 		{"quota shape", "[digest]\narxiv_categories = [[\"cs.LG\"]]\n", "digest.arxiv_categories"},
 		{"list item type", "[openrouter]\nonly = [1]\n", "openrouter.only"},

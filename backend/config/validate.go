@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -66,6 +67,14 @@ func (c *Config) Validate() error {
 	for _, d := range c.Vault.PrivateDirs {
 		if d == "" || strings.ContainsAny(d, `/\`) || d == "." || d == ".." {
 			return errs.New(errs.Invalid, "config", "vault.private_dirs: %q must be a single top-level folder name", d)
+		}
+	}
+	for _, pat := range c.Vault.Exclude {
+		if strings.TrimSpace(pat) == "" || strings.HasPrefix(pat, "/") || strings.Contains(pat, `\`) {
+			return errs.New(errs.Invalid, "config", "vault.exclude: %q must be a vault-relative folder or glob using /", pat)
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return errs.New(errs.Invalid, "config", "vault.exclude: %q is not a valid glob", pat)
 		}
 	}
 	for _, ext := range c.Drafts.Extensions {
