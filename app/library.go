@@ -84,12 +84,12 @@ func (l *Library) Search(query string, n int) ([]HitView, error) {
 		_, err := l.store()
 		return nil, err
 	}
-	hits, err := l.ag.Engine.Searcher.Search(context.Background(), query, n, kb.Filter{})
+	res, err := l.ag.Engine.Searcher.Search(context.Background(), query, n, kb.Filter{})
 	if err != nil {
 		return nil, err
 	}
 	out := []HitView{}
-	for _, h := range hits {
+	for _, h := range res.Hits {
 		m := h.Chunk.Meta
 		cit := chat.Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: h.Chunk.ID, FilePath: m.FilePath}
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content, Score: h.Score})

@@ -61,7 +61,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	var history *chat.HistoryIndexer
 	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
 		eng := a.Engine
-		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder}
+		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder()}
 		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
 		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
 			NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}

@@ -125,7 +125,7 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	if dups, _ := k.Store.FindDuplicates(ctx, res.Source, ""); len(dups) > 0 {
 		replace = &kb.Filter{Source: res.Source}
 	}
-	if err := k.Store.Ingest(ctx, k.Searcher.Embed, res.Chunks, replace); err != nil {
+	if err := k.Store.Ingest(ctx, k.Searcher.Embedder(), res.Chunks, replace); err != nil {
 		return "", "", err
 	}
 	msg := fmt.Sprintf("Added %q (%s, %d chunks, %d annotations, %d figures) as a public paper [source: %s].",

@@ -367,7 +367,7 @@ func TestCloudReplySaysHowManyWereWithheld(t *testing.T) {
 
 func TestChatHistoryIsIndexedSearchedAndFollowsPrivacy(t *testing.T) {
 	f := newKB(t)
-	h := &HistoryIndexer{Store: f.eng.Store, Embed: f.eng.Embedder}
+	h := &HistoryIndexer{Store: f.eng.Store, Embed: f.eng.Embedder()}
 	reply := "Tomato plants need deep watering."
 	r, a := newRunner(t, func(context.Context, llm.TurnRequest) (llm.TurnResult, error) {
 		return llm.TurnResult{Reply: reply}, nil
@@ -508,7 +508,7 @@ func TestUpdateFilePathAndFieldFilters(t *testing.T) {
 	old, moved := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
 	os.WriteFile(old, []byte("x"), 0o644)
 	c := kb.Chunk{Content: "tomato", EmbedText: "tomato", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "file://" + old, FilePath: old}}
-	if err := f.eng.Store.Ingest(context.Background(), f.eng.Embedder, []kb.Chunk{c}, nil); err != nil {
+	if err := f.eng.Store.Ingest(context.Background(), f.eng.Embedder(), []kb.Chunk{c}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := f.tools.Dispatch(ctx, local, call("update_file_path", map[string]any{"source": "file://" + old, "new_path": moved}), func(Event) {})

@@ -116,7 +116,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 	} else {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
-	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(model),
+	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Opts: s.ingestOptions(model),
 		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
 	res, err := in.Scan(ctx)
 	if err != nil {
@@ -193,7 +193,7 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 	if e, err := s.Engine(); err != nil {
 		fmt.Fprintf(out, "warning: the digest file will be written but not indexed: %v\n", err)
 	} else {
-		pl.Index = &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(nil)}
+		pl.Index = &ingest.DigestIndexer{Store: e.Store, Opts: s.ingestOptions(nil)} // vectors follow in the backfill
 	}
 	fmt.Fprintf(out, "running the digest with %s\n", name)
 	s.logf("digest: scoring with %s", name)

@@ -1,14 +1,20 @@
-// Package engine assembles the knowledge base from configuration: the
-// embedding model, the optional reranker, the store and the searcher. The
-// GUI, the tray scheduler and jarvis-cli all open it the same way, so they
-// agree on models and on the store they share.
+// Package engine assembles the knowledge base from configuration: the store,
+// the searcher and whatever models are installed. Models are an upgrade,
+// never a precondition: with none the store takes chunks (their vectors
+// pending) and answers by keyword; when a model arrives, LoadModels picks it
+// up without a restart and Backfill embeds what waited. The GUI, the tray
+// scheduler and jarvis-cli all open it the same way, so they agree on models
+// and on the store they share.
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed"
@@ -19,15 +25,26 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
-// Engine is an open knowledge base with its models.
+// Engine is an open knowledge base with the models it could load.
 type Engine struct {
 	Cfg      *config.Config
-	Runtime  *embed.Runtime
-	Embedder *embed.Embedder
-	Reranker *embed.Reranker // nil when rag.rerank_model is empty
 	Store    *kb.Store
 	Searcher *kb.Searcher
+
+	mu        sync.Mutex
+	runtime   *embed.Runtime // made when the first model loads
+	embedder  *embed.Embedder
+	embedSpec string          // the setting embedder was loaded for
+	query     *embed.Embedder // the store's active model while a switch to embedder fills in
+	reranker  *embed.Reranker
+	issues    map[string]error // role -> why that model is not loaded
 }
+
+// Model roles.
+const (
+	RoleEmbed  = "embed"
+	RoleRerank = "rerank"
+)
 
 // ModelRef is a resolved model: where its files are and how to use them.
 type ModelRef struct {
@@ -58,8 +75,8 @@ func Resolve(modelsDir, spec string) (ModelRef, error) {
 	}
 	st := models.Inspect(modelsDir, m)
 	if !st.Installed {
-		return ModelRef{}, errs.WithHint(errs.New(errs.NotFound, op, "model %s is not installed in %s (missing %v)", m.ID, st.Dir, st.Missing),
-			"run `jarvis-cli models fetch` (needs network once) or `jarvis-cli models install-offline --from DIR`")
+		return ModelRef{}, errs.WithHint(errs.New(errs.NotFound, op, "model %s is not installed", m.ID),
+			"download it in Settings → Models, or run `jarvis-cli models fetch` (needs Hugging Face or an HF_ENDPOINT mirror) or `jarvis-cli models install-offline --from DIR`")
 	}
 	return ModelRef{ID: m.ID, Dir: st.Dir, Pooling: poolingOf(st.Dir, m.Pooling)}, nil
 }
@@ -86,69 +103,227 @@ func poolingOf(dir, fallback string) string {
 	return embed.PoolMean
 }
 
-// LoadEmbedder loads the configured embedding model on rt.
-func LoadEmbedder(rt *embed.Runtime, cfg *config.Config) (*embed.Embedder, error) {
-	ref, err := Resolve(cfg.RAG.ModelsDir, cfg.RAG.EmbedModel)
-	if err != nil {
-		return nil, err
-	}
-	return rt.Embedder(embed.EmbedderOptions{ID: ref.ID, Dir: ref.Dir, Pooling: ref.Pooling, QueryPrefix: cfg.RAG.QueryPrefix})
-}
-
-// Open loads the models and opens the store. The store refuses to open when
-// it was built with another embedding model (the error names `kb reindex`).
+// Open opens the store and loads whatever models are installed. Only a
+// store that cannot be opened is an error; a missing or broken model is
+// recorded (Status) and the knowledge base runs without it.
 func Open(cfg *config.Config) (*Engine, error) {
-	rt, err := embed.NewRuntime()
+	store, err := kb.Open(cfg.RAG.Dir)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{Cfg: cfg, Runtime: rt}
-	if err := e.open(); err != nil {
-		return nil, errors.Join(err, rt.Close())
+	e := &Engine{Cfg: cfg, Store: store, issues: map[string]error{}}
+	e.Searcher = kb.NewSearcher(store, kb.SearchOptions{Hybrid: cfg.RAG.Hybrid, RerankTopN: cfg.RAG.RerankTopN}, nil)
+	if err := e.LoadModels(context.Background()); err != nil {
+		return nil, errors.Join(err, e.Close())
 	}
 	return e, nil
 }
 
-func (e *Engine) open() error {
-	emb, err := LoadEmbedder(e.Runtime, e.Cfg)
-	if err != nil {
-		return err
+// LoadModels (re)loads the configured models that are installed and not yet
+// loaded — after a download, or when a setting changed — and points the
+// searcher at them. A configured embedding model that differs from the
+// store's starts a switch (Backfill fills it in while the old vectors
+// serve). Model problems are recorded, not returned; the error is for the
+// store.
+func (e *Engine) LoadModels(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cfg := e.Cfg
+	if cfg.RAG.EmbedModel == "" {
+		e.embedder, e.query, e.embedSpec = nil, nil, ""
+		e.issues[RoleEmbed] = nil
+	} else if e.embedder == nil || e.embedSpec != cfg.RAG.EmbedModel {
+		emb, err := e.loadEmbedder(cfg.RAG.EmbedModel)
+		e.embedder, e.embedSpec, e.issues[RoleEmbed] = emb, cfg.RAG.EmbedModel, err
 	}
-	e.Embedder = emb
-	if e.Cfg.RAG.RerankModel != "" {
-		ref, err := Resolve(e.Cfg.RAG.ModelsDir, e.Cfg.RAG.RerankModel)
+	if cfg.RAG.RerankModel == "" {
+		e.reranker, e.issues[RoleRerank] = nil, nil
+	} else if e.reranker == nil {
+		var err error
+		e.reranker, err = e.loadReranker(cfg.RAG.RerankModel)
+		e.issues[RoleRerank] = err
+	}
+	if e.embedder != nil {
+		stored, err := e.Store.UseModel(ctx, e.embedder.Info())
 		if err != nil {
 			return err
 		}
-		if e.Reranker, err = e.Runtime.Reranker(ref.Dir); err != nil {
-			return err
+		// While a switch fills in, queries for the old vectors need the old
+		// model; a manifest model that is still installed can serve them.
+		e.query = nil
+		if !stored.Target.IsZero() && !stored.Active.IsZero() {
+			if old, err := e.loadEmbedder(stored.Active.ID); err == nil && old.Info() == stored.Active {
+				e.query = old
+			}
 		}
 	}
-	if e.Store, err = kb.Open(e.Cfg.RAG.Dir, emb.Info()); err != nil {
-		return err
-	}
-	e.Searcher = &kb.Searcher{
-		Store: e.Store, Index: kb.NewDenseIndex(), Embed: emb,
-		Opts: kb.SearchOptions{Hybrid: e.Cfg.RAG.Hybrid, RerankTopN: e.Cfg.RAG.RerankTopN},
-	}
-	if e.Reranker != nil {
-		e.Searcher.Rerank = e.Reranker
-	}
+	e.Searcher.SetModels(asReranker(e.reranker), asEmbedder(e.embedder), asEmbedder(e.query))
 	return nil
 }
 
-// Refresher syncs the configured vault into this engine's store.
+func (e *Engine) rt() (*embed.Runtime, error) {
+	if e.runtime == nil {
+		rt, err := embed.NewRuntime()
+		if err != nil {
+			return nil, err
+		}
+		e.runtime = rt
+	}
+	return e.runtime, nil
+}
+
+func (e *Engine) loadEmbedder(spec string) (*embed.Embedder, error) {
+	ref, err := Resolve(e.Cfg.RAG.ModelsDir, spec)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := e.rt()
+	if err != nil {
+		return nil, err
+	}
+	return rt.Embedder(embed.EmbedderOptions{ID: ref.ID, Dir: ref.Dir, Pooling: ref.Pooling, QueryPrefix: e.Cfg.RAG.QueryPrefix})
+}
+
+func (e *Engine) loadReranker(spec string) (*embed.Reranker, error) {
+	ref, err := Resolve(e.Cfg.RAG.ModelsDir, spec)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := e.rt()
+	if err != nil {
+		return nil, err
+	}
+	return rt.Reranker(ref.Dir)
+}
+
+// asEmbedder and asReranker keep a nil model a nil interface (a typed nil
+// pointer inside an interface would look present).
+func asEmbedder(m *embed.Embedder) kb.Embedder {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+func asReranker(m *embed.Reranker) kb.Reranker {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// Embedder is the configured embedding model, or nil when it is not
+// installed (chunks are then stored with pending vectors).
+func (e *Engine) Embedder() kb.Embedder {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return asEmbedder(e.embedder)
+}
+
+// Backend names the inference backend of the loaded models ("" when none).
+func (e *Engine) Backend() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.runtime == nil {
+		return ""
+	}
+	return e.runtime.Backend()
+}
+
+// Status is what every surface shows about the knowledge base's models.
+type Status struct {
+	Embed, Rerank ModelStatus
+	Store         kb.Models
+	Pending       int // chunks waiting for a vector of the configured model
+	Chunks        int
+	Backend       string
+}
+
+// ModelStatus is one configured model.
+type ModelStatus struct {
+	Spec   string `json:"spec"`              // as configured; "" = switched off
+	Loaded bool   `json:"loaded"`            // serving
+	Issue  error  `json:"-"`                 // why not (not installed, failed to load)
+	Dims   int    `json:"dims,omitempty"`    // embedding models
+	Backed string `json:"backend,omitempty"` // inference backend
+}
+
+// Mode is the search mode the knowledge base runs in right now.
+func (s Status) Mode() string {
+	m := "keyword"
+	switch {
+	case s.Embed.Loaded && s.Pending == 0:
+		m = "hybrid (keyword + dense)"
+	case s.Embed.Loaded:
+		m = fmt.Sprintf("hybrid; %d of %d chunks still waiting for their vectors", s.Pending, s.Chunks)
+	}
+	if s.Rerank.Loaded {
+		m += " + rerank"
+	}
+	return m
+}
+
+// Status reports models and backfill state.
+func (e *Engine) Status(ctx context.Context) (Status, error) {
+	e.mu.Lock()
+	st := Status{
+		Embed:  ModelStatus{Spec: e.Cfg.RAG.EmbedModel, Loaded: e.embedder != nil, Issue: e.issues[RoleEmbed]},
+		Rerank: ModelStatus{Spec: e.Cfg.RAG.RerankModel, Loaded: e.reranker != nil, Issue: e.issues[RoleRerank]},
+	}
+	if e.embedder != nil {
+		st.Embed.Dims = e.embedder.Info().Dims
+	}
+	if e.runtime != nil {
+		st.Backend = e.runtime.Backend()
+		st.Embed.Backed, st.Rerank.Backed = st.Backend, st.Backend
+	}
+	emb := e.embedder
+	e.mu.Unlock()
+	var err error
+	if st.Store, err = e.Store.Models(ctx); err != nil {
+		return st, err
+	}
+	model := ""
+	if emb != nil {
+		model = emb.Info().ID
+	}
+	st.Pending, st.Chunks, err = e.Store.PendingCount(ctx, model)
+	return st, err
+}
+
+// Backfill embeds every chunk still waiting for a vector of the configured
+// model (see kb.Backfill). Without an embedding model there is nothing to do.
+func (e *Engine) Backfill(ctx context.Context, progress kb.BackfillProgress) (kb.BackfillResult, error) {
+	emb := e.Embedder()
+	if emb == nil {
+		return kb.BackfillResult{}, nil
+	}
+	res, err := kb.Backfill(ctx, e.Store, emb, progress)
+	if err == nil && res.Swapped {
+		// The switch finished: the old model no longer serves queries.
+		e.mu.Lock()
+		e.query = nil
+		e.Searcher.SetModels(asReranker(e.reranker), asEmbedder(e.embedder))
+		e.mu.Unlock()
+	}
+	return res, err
+}
+
+// Refresher syncs the configured vault into this engine's store. Notes are
+// stored with pending vectors (found by keyword at once); Backfill embeds
+// them.
 func (e *Engine) Refresher() *vault.Refresher {
-	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Store: e.Store,
-		Embed: e.Embedder, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
+	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Exclude: e.Cfg.Vault.Exclude,
+		Store: e.Store, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
 }
 
 // Adder adds local files (PDFs, notes) with the configured limits; model
 // serves summaries, metadata inference and captions (nil: full text only).
+// A single add is embedded at once when a model is loaded.
 func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
 	o := ingest.OptionsFrom(e.Cfg.RAG)
 	o.Model = model
-	return &ingest.Adder{Store: e.Store, Embed: e.Embedder, Vault: e.Refresher(), Opts: o}
+	return &ingest.Adder{Store: e.Store, Embed: e.Embedder(), Vault: e.Refresher(), Opts: o}
 }
 
 // Close releases the store and the models.
@@ -157,5 +332,10 @@ func (e *Engine) Close() error {
 	if e.Store != nil {
 		err = e.Store.Close()
 	}
-	return errors.Join(err, e.Runtime.Close())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.runtime != nil {
+		err = errors.Join(err, e.runtime.Close())
+	}
+	return err
 }

@@ -39,7 +39,7 @@ func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := kb.Open(t.TempDir(), e.Info())
+	s, err := kb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

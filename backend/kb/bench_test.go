@@ -36,7 +36,7 @@ func synthetic(r *rand.Rand, i, dims int) Chunk {
 
 func benchStore(b *testing.B, n, dims int) *Store {
 	b.Helper()
-	s, err := Open(b.TempDir(), ModelInfo{ID: "bench", Dims: dims})
+	s, err := Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func benchStore(b *testing.B, n, dims int) *Store {
 	for i := 0; i < n; i++ {
 		batch = append(batch, synthetic(r, i, dims))
 		if len(batch) == cap(batch) {
-			if err := s.Commit(batch, ""); err != nil {
+			if err := s.commit(batch, nil, ModelInfo{ID: "bench", Dims: dims}); err != nil {
 				b.Fatal(err)
 			}
 			batch = batch[:0]
 		}
 	}
-	if err := s.Commit(batch, ""); err != nil {
+	if err := s.commit(batch, nil, ModelInfo{ID: "bench", Dims: dims}); err != nil {
 		b.Fatal(err)
 	}
 	return s
@@ -79,15 +79,14 @@ func BenchmarkDenseScan(b *testing.B) {
 		b.Run(fmt.Sprintf("chunks=%d/dims=384", n), func(b *testing.B) {
 			s := benchStore(b, n, 384)
 			ctx := context.Background()
-			idx := NewDenseIndex()
-			if err := idx.Sync(ctx, s); err != nil {
+			ix := s.Index()
+			if err := ix.Sync(ctx, s, ModelInfo{ID: "bench", Dims: 384}); err != nil {
 				b.Fatal(err)
 			}
-			pool, _ := s.PoolIDs(ctx, Filter{Visibility: []string{Public}})
-			q := synthetic(rand.New(rand.NewPCG(3, 4)), 0, 384).Vector
+			q := normalise(synthetic(rand.New(rand.NewPCG(3, 4)), 0, 384).Vector)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				idx.Search(q, pool, 25)
+				ix.dense(ix.poolOf(Filter{Visibility: []string{Public}}), q, 25)
 			}
 		})
 	}
@@ -102,7 +101,7 @@ func BenchmarkCommit1000(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.Commit(batch, "notes/n0.md"); err != nil {
+		if err := s.commit(batch, &Filter{Source: "notes/n0.md"}, ModelInfo{ID: "bench", Dims: 384}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -136,17 +135,13 @@ func BenchmarkSearchLatency(b *testing.B) {
 		for i := range q {
 			q[i] = r.Float32()*2 - 1
 		}
-		idx := NewDenseIndex()
-		if err := idx.Sync(context.Background(), s); err != nil {
-			b.Fatal(err)
-		}
 		for _, mode := range []struct {
 			name   string
 			hybrid bool
 			rerank Reranker
 		}{{"dense", false, nil}, {"hybrid", true, nil}, {"hybrid+rerank", true, lengthReranker{}}} {
 			b.Run(fmt.Sprintf("%s/%d", mode.name, n), func(b *testing.B) {
-				sr := &Searcher{Store: s, Index: idx, Embed: fixedEmbedder{q}, Rerank: mode.rerank, Opts: SearchOptions{Hybrid: mode.hybrid, RerankTopN: 25}}
+				sr := NewSearcher(s, SearchOptions{Hybrid: mode.hybrid, RerankTopN: 25}, mode.rerank, fixedEmbedder{q})
 				var lat []time.Duration
 				for b.Loop() {
 					start := time.Now()

@@ -67,3 +67,27 @@ func (f Filter) where() (string, []any, error) {
 	}
 	return strings.Join(clauses, " AND "), args, nil
 }
+
+// matches is where evaluated in memory over one row; the two must agree
+// (a test compares them on generated rows), because the in-memory pool is
+// what ranking is confined to.
+func (f Filter) matches(m *rowMeta) bool {
+	in := func(v string, set []string) bool { return len(set) == 0 || slices.Contains(set, v) }
+	eq := func(v, want string) bool { return want == "" || v == want }
+	if !in(m.visibility, f.Visibility) || !in(m.docType, f.DocTypes) || !eq(m.annotationKind, f.AnnotationKind) ||
+		!eq(m.category, f.Category) || !eq(m.status, f.Status) || !eq(m.entity, f.Entity) ||
+		!eq(m.source, f.Source) || !eq(m.filePath, f.FilePath) {
+		return false
+	}
+	for k, v := range f.Fields {
+		if got, ok := m.extra[k]; !ok || got != v {
+			return false
+		}
+	}
+	for _, t := range f.Tags {
+		if !strings.Contains(m.tags, "|"+strings.TrimSpace(t)+"|") {
+			return false
+		}
+	}
+	return true
+}

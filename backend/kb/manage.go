@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"regexp"
@@ -228,29 +229,89 @@ func (s *Store) UpdateFields(ctx context.Context, f Filter, fields map[string]an
 	if v, ok := fields["visibility"]; ok && v == Private {
 		guard = " AND c.doc_type NOT IN ('paper','digest')"
 	}
-	return s.execCounted(ctx, "kb.UpdateFields", `UPDATE chunks AS c SET `+strings.Join(sets, ", ")+` WHERE `+where+guard, append(vals, args...)...)
+	relex := fields["title"] != nil || fields["tags"] != nil // both feed the lexical metadata field
+	var n int
+	var learned map[string]int64
+	err = s.writeTx(ctx, "kb.UpdateFields", func(tx *sql.Tx) error {
+		gen, err := bumpGeneration(ctx, tx)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE chunks AS c SET `+strings.Join(sets, ", ")+`, rev = ? WHERE `+where+guard,
+			append(append(vals, gen), args...)...)
+		if err != nil {
+			return err
+		}
+		affected, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		n = int(affected)
+		if relex && n > 0 {
+			learned, err = s.relex(ctx, tx, gen)
+		}
+		return err
+	})
+	if err == nil {
+		s.terms.merge(learned)
+	}
+	return n, err
 }
 
-// execCounted runs one metadata statement and bumps the generation in the
-// same transaction, returning the rows affected.
+// relex re-analyses the rows written in generation gen (their title or
+// tags changed, or a migration rebuilds the lexical index) and stores their
+// new lexical entries, a page at a time.
+func (s *Store) relex(ctx context.Context, tx *sql.Tx, gen int64) (map[string]int64, error) {
+	learned := map[string]int64{}
+	var after int64
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks WHERE rev = ? AND id > ? ORDER BY id LIMIT 1000`, gen, after)
+		if err != nil {
+			return nil, err
+		}
+		var chunks []Chunk
+		for rows.Next() {
+			c, err := scanChunk(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			chunks = append(chunks, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(chunks) == 0 {
+			return learned, err
+		}
+		lex := make([][]byte, len(chunks))
+		if err := s.encodeLex(ctx, tx, chunks, lex, learned); err != nil {
+			return nil, err
+		}
+		for i, c := range chunks {
+			if _, err := tx.ExecContext(ctx, `UPDATE chunks SET lex = ? WHERE id = ?`, lex[i], c.ID); err != nil {
+				return nil, err
+			}
+		}
+		after = chunks[len(chunks)-1].ID
+	}
+}
+
+// execCounted runs one statement in a write transaction that bumps the
+// generation first (so deletions are logged under it), returning the rows
+// affected.
 func (s *Store) execCounted(ctx context.Context, op, query string, args ...any) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, errs.Wrap(errs.RAG, op, err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, errs.Wrap(errs.RAG, op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, errs.Wrap(errs.RAG, op, err)
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return 0, errs.Wrap(errs.RAG, op, err)
-	}
-	return int(n), errs.Wrap(errs.RAG, op, tx.Commit())
+	var n int64
+	err := s.writeTx(ctx, op, func(tx *sql.Tx) error {
+		if _, err := bumpGeneration(ctx, tx); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
 }
 
 // SetPaperMeta corrects a paper's title, authors or DOI (empty = unchanged).

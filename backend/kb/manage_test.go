@@ -55,7 +55,7 @@ func TestUpdateAndDeleteAreMetadataOnly(t *testing.T) {
 	ctx := context.Background()
 	n := note("local", "body text", Public, []float32{1, 0, 0})
 	n.Meta.FilePath = "notes/a.md"
-	s.Commit([]Chunk{n, paper("doi:1", "Old title", "p")}, "")
+	commitVecs(t, s, []Chunk{n, paper("doi:1", "Old title", "p")}, nil)
 	g0, _ := s.Generation(ctx)
 	if k, err := s.UpdateFields(ctx, Filter{FilePath: "notes/a.md"}, map[string]any{"visibility": Private}); err != nil || k != 1 {
 		t.Fatalf("%d %v", k, err)
@@ -77,8 +77,16 @@ func TestUpdateAndDeleteAreMetadataOnly(t *testing.T) {
 	if _, err := s.UpdateFields(ctx, Filter{Source: "doi:1"}, map[string]any{"content": "x"}); !errs.Is(err, errs.Invalid) {
 		t.Fatal("content is not a metadata field")
 	}
-	if k, err := s.SetPaperMeta(ctx, "doi:1", "New title", "A. Author", ""); err != nil || k != 1 {
+	if k, err := s.SetPaperMeta(ctx, "doi:1", "Renamed heading", "A. Author", ""); err != nil || k != 1 {
 		t.Fatalf("%d %v", k, err)
+	}
+	// The title is part of what keyword search matches: the new one finds
+	// the paper, the old one no longer does.
+	if hits, _ := s.BM25(ctx, "renamed", Filter{}, 5); len(hits) != 1 || hits[0].Chunk.Meta.Title != "Renamed heading" {
+		t.Fatalf("new title: %+v", hits)
+	}
+	if hits, _ := s.BM25(ctx, "old", Filter{DocTypes: []string{DocPaper}}, 5); len(hits) != 1 {
+		t.Fatalf("the embed text still says Old title: %+v", hits)
 	}
 	if _, err := s.SetPaperMeta(ctx, "doi:404", "x", "", ""); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("missing paper: %v", err)

@@ -2,7 +2,9 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -24,97 +26,227 @@ type Reranker interface {
 
 // SearchOptions are the retrieval switches from [rag].
 type SearchOptions struct {
-	Hybrid     bool // fuse BM25 with dense; false = dense only
+	Hybrid     bool // fuse BM25 with dense; false = dense only (keyword when there are no vectors)
 	RerankTopN int  // candidates handed to the reranker
 }
 
-// Searcher runs the retrieval pipeline: filtered pool -> dense + BM25 ->
-// RRF (c=60) -> top RerankTopN -> cross-encoder -> n.
+// Searcher runs the retrieval pipeline: filtered pool -> keyword (BM25) and
+// dense -> RRF (c=60) -> top RerankTopN -> cross-encoder -> n. Every model
+// is optional: with none it is a keyword search over the same pool, and it
+// becomes hybrid chunk by chunk as vectors arrive.
 type Searcher struct {
-	Store  *Store
-	Index  *DenseIndex
-	Embed  Embedder
-	Rerank Reranker // nil disables reranking
-	Opts   SearchOptions
+	Store *Store
+	Opts  SearchOptions
+
+	mu     sync.RWMutex
+	embed  []Embedder // models that can embed queries (configured first)
+	rerank Reranker
+}
+
+// NewSearcher returns a searcher over store with the given models (each may
+// be nil). Extra embedders serve queries for the store's active model while
+// a switch to the configured one fills in.
+func NewSearcher(store *Store, opts SearchOptions, rerank Reranker, embedders ...Embedder) *Searcher {
+	s := &Searcher{Store: store, Opts: opts}
+	s.SetModels(rerank, embedders...)
+	return s
+}
+
+// SetModels swaps the models (a download finished, a setting changed);
+// searches already running keep the ones they started with.
+func (s *Searcher) SetModels(rerank Reranker, embedders ...Embedder) {
+	var es []Embedder
+	for _, e := range embedders {
+		if e != nil {
+			es = append(es, e)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed, s.rerank = es, rerank
+}
+
+// Embedder is the configured embedding model (nil without one), for
+// callers that store chunks through the searcher's store.
+func (s *Searcher) Embedder() Embedder {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.embed) == 0 {
+		return nil
+	}
+	return s.embed[0]
+}
+
+func (s *Searcher) models() ([]Embedder, Reranker) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.embed, s.rerank
+}
+
+// Mode says how a search was answered, for every surface to show.
+type Mode struct {
+	Keyword bool
+	Dense   bool
+	Rerank  bool
+	Model   string // the vector model the dense half used
+	Vectors int    // chunks of the pool the dense half could see
+	Pool    int    // chunks in the pool
+}
+
+func (m Mode) String() string {
+	s := "keyword"
+	switch {
+	case m.Dense && m.Keyword:
+		s = "hybrid (keyword + dense)"
+	case m.Dense:
+		s = "dense"
+	}
+	if m.Rerank {
+		s += " + rerank"
+	}
+	if m.Dense && m.Vectors < m.Pool {
+		s += fmt.Sprintf("; dense covers %d of %d chunks while embedding catches up", m.Vectors, m.Pool)
+	}
+	return s
+}
+
+// Result is one search's hits and how they were found.
+type Result struct {
+	Hits []Hit
+	Mode Mode
 }
 
 // rrfC is the reciprocal-rank-fusion constant.
 const rrfC = 60
 
-// Search returns up to n hits inside the filter.
-func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) ([]Hit, error) {
-	qv, err := s.Embed.EmbedQuery(ctx, query)
-	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.Search", err)
+// queryEmbedder picks the model whose vectors the dense half ranks: the
+// store's active model when loaded, else the model being filled in.
+func queryEmbedder(es []Embedder, m Models) Embedder {
+	for _, want := range []ModelInfo{m.Active, m.Target} {
+		for _, e := range es {
+			if sameModel(want, e.Info()) {
+				return e
+			}
+		}
 	}
-	hits, _, err := s.search(ctx, query, qv, n, f)
-	return hits, err
+	return nil
 }
 
-// search runs the pipeline for an already embedded query. It also returns
-// the BM25 hits it ranked (nil when hybrid is off), so the privacy check can
-// judge lexical matches without a second BM25 pass.
-func (s *Searcher) search(ctx context.Context, query string, qv []float32, n int, f Filter) ([]Hit, []Hit, error) {
+// Search returns up to n hits inside the filter.
+func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) (Result, error) {
+	q, err := s.prepare(ctx, query)
+	if err != nil {
+		return Result{}, err
+	}
+	r, _, err := s.rank(ctx, q, n, f)
+	return r, err
+}
+
+// prepared is a query analysed and embedded once, for one or more rankings.
+type prepared struct {
+	text   string
+	vm     ModelInfo // vector model of qv; zero: keyword only
+	qv     []float32
+	terms  map[uint32]int
+	rerank Reranker
+}
+
+func (s *Searcher) prepare(ctx context.Context, query string) (prepared, error) {
 	const op = "kb.Search"
+	embedders, rerank := s.models()
+	q := prepared{text: query, rerank: rerank}
+	models, err := s.Store.Models(ctx)
+	if err != nil {
+		return q, err
+	}
+	if qe := queryEmbedder(embedders, models); qe != nil {
+		q.vm = qe.Info()
+		if q.qv, err = qe.EmbedQuery(ctx, query); err != nil {
+			return q, errs.Wrap(errs.RAG, op, err)
+		}
+		normalise(q.qv)
+	}
+	if q.terms, err = s.Store.queryTerms(ctx, query); err != nil {
+		return q, errs.Wrap(errs.RAG, op, err)
+	}
+	return q, nil
+}
+
+// rank runs the pipeline for a prepared query. It also returns the
+// visibility of each keyword hit (nil when keyword ranking did not run), so
+// the privacy check can judge lexical matches without a second pass.
+func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Result, []string, error) {
+	const op = "kb.Search"
+	if _, _, err := f.where(); err != nil {
+		return Result{}, nil, err
+	}
 	if n <= 0 {
 		n = 8
 	}
 	topN := max(s.Opts.RerankTopN, n)
-	pool, err := s.Store.PoolIDs(ctx, f)
-	if err != nil {
-		return nil, nil, err
+	ix := s.Store.Index()
+	if err := ix.Sync(ctx, s.Store, q.vm); err != nil {
+		return Result{}, nil, err
 	}
-	if len(pool) == 0 {
-		return nil, nil, nil
+	ix.mu.RLock()
+	p := ix.poolOf(f)
+	mode := Mode{Pool: p.n, Vectors: p.vectors, Model: q.vm.ID}
+	var dense, sparse []scored
+	if q.qv != nil && p.vectors > 0 {
+		dense = ix.dense(p, q.qv, topN)
+		mode.Dense = true
 	}
-	if err := s.Index.Sync(ctx, s.Store); err != nil {
-		return nil, nil, err
+	if s.Opts.Hybrid || !mode.Dense {
+		sparse = ix.keyword(p, q.terms, topN)
+		mode.Keyword = true
 	}
-	var dense []int64
-	for _, h := range s.Index.Search(qv, pool, topN) {
-		dense = append(dense, h.Chunk.ID)
-	}
-	ranked := dense
-	var bm []Hit
-	if s.Opts.Hybrid {
-		if bm, err = s.Store.BM25(ctx, query, f, topN); err != nil {
-			return nil, nil, err
+	denseIDs, sparseIDs := ix.ids(dense), ix.ids(sparse)
+	var lexicalVis []string
+	if mode.Keyword {
+		lexicalVis = make([]string, len(sparse))
+		for i, r := range sparse {
+			lexicalVis[i] = ix.rows[r.row].m.visibility
 		}
-		var sparse []int64
-		for _, h := range bm {
-			sparse = append(sparse, h.Chunk.ID)
-		}
-		ranked = RRF(rrfC, dense, sparse)
+	}
+	ix.mu.RUnlock()
+
+	ranked := sparseIDs
+	switch {
+	case mode.Dense && mode.Keyword:
+		ranked = RRF(rrfC, denseIDs, sparseIDs)
+	case mode.Dense:
+		ranked = denseIDs
 	}
 	if len(ranked) > topN {
 		ranked = ranked[:topN]
 	}
 	chunks, err := s.Store.Chunks(ctx, ranked)
 	if err != nil {
-		return nil, nil, err
+		return Result{}, nil, err
 	}
 	hits := make([]Hit, len(chunks))
 	for i, c := range chunks {
 		hits[i] = Hit{Chunk: c, Score: float64(len(chunks) - i)} // fused rank as score
 	}
-	if s.Rerank != nil && len(hits) > 1 {
+	if q.rerank != nil && len(hits) > 1 {
 		passages := make([]string, len(hits))
 		for i, h := range hits {
 			passages[i] = h.Chunk.Content
 		}
-		scores, err := s.Rerank.Rerank(ctx, query, passages)
+		scores, err := q.rerank.Rerank(ctx, q.text, passages)
 		if err != nil {
-			return nil, nil, errs.Wrap(errs.RAG, op, err)
+			return Result{}, nil, errs.Wrap(errs.RAG, op, err)
 		}
 		for i := range hits {
 			hits[i].Score = scores[i]
 		}
 		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+		mode.Rerank = true
 	}
 	if len(hits) > n {
 		hits = hits[:n]
 	}
-	return hits, bm, nil
+	return Result{Hits: hits, Mode: mode}, lexicalVis, nil
 }
 
 // PrivateCaveat is the fixed line shown (to the model and the user) when a
@@ -125,6 +257,7 @@ const PrivateCaveat = "Note: some matching notes are private and were withheld f
 type PrivacyResult struct {
 	Hits     []Hit
 	Withheld int // private hits that would have been returned but were excluded
+	Mode     Mode
 }
 
 // SearchWithPrivacyCheck searches for a provider. Local models see
@@ -132,22 +265,22 @@ type PrivacyResult struct {
 // from the pool before ranking; if the query matched only private content a
 // Privacy error stops the caller (the turn must make no further request).
 func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n int, f Filter, cloud bool) (PrivacyResult, error) {
-	qv, err := s.Embed.EmbedQuery(ctx, query)
+	q, err := s.prepare(ctx, query)
 	if err != nil {
-		return PrivacyResult{}, errs.Wrap(errs.RAG, "kb.Search", err)
+		return PrivacyResult{}, err
 	}
 	if !cloud {
-		hits, _, err := s.search(ctx, query, qv, n, f)
-		return PrivacyResult{Hits: hits}, err
+		r, _, err := s.rank(ctx, q, n, f)
+		return PrivacyResult{Hits: r.Hits, Mode: r.Mode}, err
 	}
 	// Ranking private chunks locally to count them is safe: nothing of them
 	// leaves this function but the count. The query is embedded once.
-	all, lexical, err := s.search(ctx, query, qv, n, f)
+	all, lexical, err := s.rank(ctx, q, n, f)
 	if err != nil {
 		return PrivacyResult{}, err
 	}
 	withheld := 0
-	for _, h := range all {
+	for _, h := range all.Hits {
 		if h.Chunk.Meta.Visibility == Private {
 			withheld++
 		}
@@ -156,34 +289,36 @@ func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n i
 	// only private content" is judged on the lexical matches when there are
 	// any (every chunk sharing a query term is private), else on the top
 	// hits of the whole pool.
-	onlyPrivate := withheld > 0 && withheld == len(all)
-	if !s.Opts.Hybrid { // search ranked no BM25: ask for it
-		if lexical, err = s.Store.BM25(ctx, query, f, max(s.Opts.RerankTopN, n)); err != nil {
+	onlyPrivate := withheld > 0 && withheld == len(all.Hits)
+	if lexical == nil { // dense-only search ranked no keywords: ask for them
+		kq := q
+		kq.qv, kq.vm, kq.rerank = nil, ModelInfo{}, nil // no vector: rank runs keywords
+		if _, lexical, err = s.rank(ctx, kq, n, f); err != nil {
 			return PrivacyResult{}, err
 		}
 	}
 	if len(lexical) > 0 {
 		onlyPrivate = true
-		for _, h := range lexical {
-			if h.Chunk.Meta.Visibility != Private {
+		for _, v := range lexical {
+			if v != Private {
 				onlyPrivate = false
 				break
 			}
 		}
 	}
 	if onlyPrivate {
-		return PrivacyResult{Withheld: withheld}, errs.New(errs.Privacy, "kb.Search",
+		return PrivacyResult{Withheld: withheld, Mode: all.Mode}, errs.New(errs.Privacy, "kb.Search",
 			"this question matches only private notes, which are never sent to a cloud model; switch to a local model to use them")
 	}
 	pub := f
 	pub.Visibility = []string{Public}
-	hits, _, err := s.search(ctx, query, qv, n, pub)
+	r, _, err := s.rank(ctx, q, n, pub)
 	if err != nil {
 		return PrivacyResult{}, err
 	}
-	if len(hits) == 0 && withheld > 0 {
-		return PrivacyResult{Withheld: withheld}, errs.New(errs.Privacy, "kb.Search",
+	if len(r.Hits) == 0 && withheld > 0 {
+		return PrivacyResult{Withheld: withheld, Mode: r.Mode}, errs.New(errs.Privacy, "kb.Search",
 			"this question matches only private notes, which are never sent to a cloud model; switch to a local model to use them")
 	}
-	return PrivacyResult{Hits: hits, Withheld: withheld}, nil
+	return PrivacyResult{Hits: r.Hits, Withheld: withheld, Mode: r.Mode}, nil
 }

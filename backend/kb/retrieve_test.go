@@ -48,18 +48,11 @@ func (lengthReranker) Rerank(_ context.Context, _ string, ps []string) ([]float6
 
 func searcher(t *testing.T, chunks []Chunk, rerank Reranker) *Searcher {
 	emb := wordEmbedder{vocab: []string{"protein", "folding", "budget", "grant", "diary"}}
-	s, err := Open(t.TempDir(), emb.Info())
-	if err != nil {
+	s := open(t, t.TempDir())
+	if err := s.Ingest(context.Background(), emb, chunks, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	for i := range chunks {
-		chunks[i].Vector = emb.vec(chunks[i].EmbedText)
-	}
-	if err := s.Commit(chunks, ""); err != nil {
-		t.Fatal(err)
-	}
-	return &Searcher{Store: s, Index: NewDenseIndex(), Embed: emb, Rerank: rerank, Opts: SearchOptions{Hybrid: true, RerankTopN: 25}}
+	return NewSearcher(s, SearchOptions{Hybrid: true, RerankTopN: 25}, rerank, emb)
 }
 
 func TestHybridFindsExactTokenDenseMisses(t *testing.T) {
@@ -70,13 +63,13 @@ func TestHybridFindsExactTokenDenseMisses(t *testing.T) {
 	ctx := context.Background()
 	// "AlphaFold2" is outside the embedder's vocabulary: dense alone ties the
 	// two, BM25 breaks the tie on the exact token.
-	hits, err := sr.Search(ctx, "AlphaFold2 protein folding", 2, Filter{})
-	if err != nil || hits[0].Chunk.Meta.Source != "a" {
-		t.Fatalf("hybrid: %v %+v", err, hits)
+	res, err := sr.Search(ctx, "AlphaFold2 protein folding", 2, Filter{})
+	if err != nil || res.Hits[0].Chunk.Meta.Source != "a" || !res.Mode.Dense || !res.Mode.Keyword {
+		t.Fatalf("hybrid: %v %+v", err, res)
 	}
 	sr.Opts.Hybrid = false
 	dense, _ := sr.Search(ctx, "AlphaFold2 protein folding", 2, Filter{})
-	if len(dense) != 2 {
+	if len(dense.Hits) != 2 || dense.Mode.Keyword || dense.Mode.String() != "dense" {
 		t.Fatalf("dense-only: %+v", dense)
 	}
 }
@@ -86,9 +79,9 @@ func TestRerankReordersCandidates(t *testing.T) {
 		note("long", "grant budget grant budget with a very long justification paragraph", Public, nil),
 		note("short", "grant budget", Public, nil),
 	}, lengthReranker{})
-	hits, _ := sr.Search(context.Background(), "grant budget", 2, Filter{})
-	if hits[0].Chunk.Meta.Source != "short" {
-		t.Fatalf("rerank order: %+v", hits)
+	res, _ := sr.Search(context.Background(), "grant budget", 2, Filter{})
+	if res.Hits[0].Chunk.Meta.Source != "short" || !res.Mode.Rerank {
+		t.Fatalf("rerank order: %+v", res)
 	}
 }
 

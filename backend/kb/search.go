@@ -1,14 +1,9 @@
 package kb
 
 import (
-	"container/heap"
 	"context"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -19,84 +14,63 @@ type Hit struct {
 	Score float64
 }
 
-// ftsQuery turns free text into a safe FTS5 query: every word quoted (so
-// punctuation and operators in user text cannot break the syntax), ORed so
-// any word can match and bm25 ranks by how many do.
-func ftsQuery(q string) string {
-	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	var quoted []string
-	for _, w := range words {
-		quoted = append(quoted, `"`+w+`"`)
-	}
-	return strings.Join(quoted, " OR ")
-}
-
-// BM25 ranks the filtered pool by keyword relevance with FTS5's bm25().
+// BM25 ranks the filtered pool by keyword relevance and returns the best
+// limit chunks in full. It syncs the index without vectors; searches that
+// also rank by vector go through the Searcher.
 func (s *Store) BM25(ctx context.Context, query string, f Filter, limit int) ([]Hit, error) {
-	const op = "kb.BM25"
-	match := ftsQuery(query)
-	if match == "" {
-		return nil, nil
+	if _, _, err := f.where(); err != nil {
+		return nil, err
 	}
-	where, args, err := f.where()
+	ix := s.Index()
+	if err := ix.Sync(ctx, s, ix.model()); err != nil {
+		return nil, err
+	}
+	terms, err := s.queryTerms(ctx, query)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, "kb.BM25", err)
+	}
+	ix.mu.RLock()
+	ranked := ix.keyword(ix.poolOf(f), terms, limit)
+	ids := ix.ids(ranked)
+	ix.mu.RUnlock()
+	return s.hits(ctx, ids, ranked)
+}
+
+// model is the vector model the index currently holds.
+func (ix *Index) model() ModelInfo {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.vecModel
+}
+
+// ids maps ranked rows to chunk ids. Caller holds ix.mu.
+func (ix *Index) ids(ranked []scored) []int64 {
+	out := make([]int64, len(ranked))
+	for i, r := range ranked {
+		out[i] = ix.rows[r.row].id
+	}
+	return out
+}
+
+// hits loads the ranked chunks in full, keeping their scores.
+func (s *Store) hits(ctx context.Context, ids []int64, ranked []scored) ([]Hit, error) {
+	chunks, err := s.Chunks(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	// Rank ids first and fetch the full rows of the winners only: sorting
-	// whole rows (content included) of every match is what made large pools
-	// slow.
-	q := `SELECT ` + prefixCols("c.") + `, r.rank FROM (
-		SELECT chunks_fts.rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-		WHERE chunks_fts MATCH ? AND ` + where + ` ORDER BY rank LIMIT ?) AS r
-		JOIN chunks c ON c.id = r.id ORDER BY r.rank`
-	rows, err := s.db.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
-	if err != nil {
-		return nil, errs.Wrap(errs.RAG, op, err)
+	score := make(map[int64]float64, len(ids))
+	for i, id := range ids {
+		score[id] = float64(ranked[i].score)
 	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var rank float64
-		c, err := scanChunk(rows, &rank)
-		if err != nil {
-			return nil, errs.Wrap(errs.RAG, op, err)
-		}
-		hits = append(hits, Hit{Chunk: c, Score: -rank}) // bm25() is lower-is-better
+	out := make([]Hit, len(chunks))
+	for i, c := range chunks {
+		out[i] = Hit{Chunk: c, Score: score[c.ID]}
 	}
-	return hits, errs.Wrap(errs.RAG, op, rows.Err())
+	return out, nil
 }
 
-func prefixCols(p string) string {
-	cols := strings.Split(selectCols, ",")
-	for i, c := range cols {
-		cols[i] = p + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
-}
-
-// PoolIDs returns the ids of every chunk inside the filter.
-func (s *Store) PoolIDs(ctx context.Context, f Filter) (map[int64]bool, error) {
-	where, args, err := f.where()
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT c.id FROM chunks c WHERE `+where, args...)
-	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.PoolIDs", err)
-	}
-	defer rows.Close()
-	ids := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, errs.Wrap(errs.RAG, "kb.PoolIDs", err)
-		}
-		ids[id] = true
-	}
-	return ids, errs.Wrap(errs.RAG, "kb.PoolIDs", rows.Err())
-}
-
-// Chunks loads chunks by id, in the order given.
+// Chunks loads chunks by id, in the order given (ids that no longer exist
+// are skipped).
 func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -105,7 +79,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, "kb.Chunks", err)
 	}
@@ -153,141 +127,6 @@ func RRF(c float64, rankings ...[]int64) []int64 {
 		return order[ids[i]] < order[ids[j]]
 	})
 	return ids
-}
-
-// DenseIndex is a process's in-memory copy of the stored vectors, keyed to
-// the store's generation: before each search it catches up with whatever any
-// process committed, adding new ids and dropping deleted ones.
-type DenseIndex struct {
-	mu    sync.Mutex
-	gen   int64
-	maxID int64
-	vecs  map[int64][]float32 // normalised
-}
-
-// NewDenseIndex returns an empty index; the first Sync loads everything.
-func NewDenseIndex() *DenseIndex { return &DenseIndex{gen: -1, vecs: map[int64][]float32{}} }
-
-// Sync brings the index up to the store's current generation.
-func (d *DenseIndex) Sync(ctx context.Context, s *Store) error {
-	const op = "kb.DenseIndex.Sync"
-	gen, err := s.Generation(ctx)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if gen == d.gen {
-		return nil
-	}
-	// A reindex by another process may have switched the model under us;
-	// mixing its vectors with this process's queries would rank garbage.
-	var stored, dims string
-	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='embed_model'), (SELECT value FROM meta WHERE key='embed_dims')`).Scan(&stored, &dims); err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	if stored != s.model.ID || dims != strconv.Itoa(s.model.Dims) {
-		return errs.WithHint(errs.New(errs.RAG, op, "the knowledge base was re-embedded with %s while this process uses %s", stored, s.model.ID),
-			"restart Jarvis (and any jarvis-cli sync) to load the new model")
-	}
-	present := map[int64]bool{}
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM chunks WHERE vector IS NOT NULL`)
-	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return errs.Wrap(errs.RAG, op, err)
-		}
-		present[id] = true
-	}
-	rows.Close()
-	for id := range d.vecs {
-		if !present[id] {
-			delete(d.vecs, id)
-		}
-	}
-	rows, err = s.db.QueryContext(ctx, `SELECT id, vector FROM chunks WHERE id > ? AND vector IS NOT NULL ORDER BY id`, d.maxID)
-	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return errs.Wrap(errs.RAG, op, err)
-		}
-		d.vecs[id] = normalise(decodeVector(blob))
-		d.maxID = max(d.maxID, id)
-	}
-	if err := rows.Err(); err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	d.gen = gen
-	return nil
-}
-
-// Len is the number of vectors held.
-func (d *DenseIndex) Len() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.vecs)
-}
-
-// Search ranks the pool by cosine similarity to query (exact, brute force),
-// keeping only the best k in a min-heap instead of sorting the whole pool.
-func (d *DenseIndex) Search(query []float32, pool map[int64]bool, k int) []Hit {
-	if k <= 0 {
-		return nil
-	}
-	q := normalise(append([]float32(nil), query...))
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	h := make(hitHeap, 0, k)
-	for id := range pool {
-		v, ok := d.vecs[id]
-		if !ok || len(v) != len(q) {
-			continue
-		}
-		var dot float32
-		for i, x := range v {
-			dot += x * q[i]
-		}
-		hit := Hit{Chunk: Chunk{ID: id}, Score: float64(dot)}
-		if len(h) < k {
-			heap.Push(&h, hit)
-		} else if worse(h[0], hit) {
-			h[0] = hit
-			heap.Fix(&h, 0)
-		}
-	}
-	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
-	return h
-}
-
-// worse orders hits by score, then by id so equal scores rank stably.
-func worse(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score < b.Score
-	}
-	return a.Chunk.ID > b.Chunk.ID
-}
-
-// hitHeap is a min-heap: the root is the worst of the current top k.
-type hitHeap []Hit
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 func normalise(v []float32) []float32 {

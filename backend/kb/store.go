@@ -10,9 +10,12 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the store's driver: pure Go, FTS5 included
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
@@ -21,12 +24,17 @@ import (
 // DBName is the store's file inside the rag dir.
 const DBName = "jarvis.sqlite"
 
-const schemaVersion = 1
+// schemaVersion 2: vectors live in their own table keyed by model (so a
+// chunk can wait for its vector, and a new model can fill in beside the
+// old one); the lexical index is our own (stemmed terms per chunk); rows
+// carry the generation that last wrote them and deletions are logged, so
+// every process catches up incrementally.
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
-	id              INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: the vector index keys on it
+	id              INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: the in-memory indexes key on it
 	doc_type        TEXT NOT NULL,
 	visibility      TEXT NOT NULL CHECK (visibility IN ('public','private')),
 	source          TEXT NOT NULL,
@@ -54,120 +62,226 @@ CREATE TABLE IF NOT EXISTS chunks (
 	extra           TEXT NOT NULL DEFAULT '{}',
 	content         TEXT NOT NULL,
 	embed_text      TEXT NOT NULL,
-	vector          BLOB
+	lex             BLOB NOT NULL DEFAULT x'',  -- analysed terms, see lexical.go
+	rev             INTEGER NOT NULL DEFAULT 0  -- generation of the last write of this row
 );
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_path);
 CREATE INDEX IF NOT EXISTS chunks_pool ON chunks(visibility, doc_type);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(embed_text, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-	INSERT INTO chunks_fts(rowid, embed_text) VALUES (new.id, new.embed_text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-	INSERT INTO chunks_fts(chunks_fts, rowid, embed_text) VALUES ('delete', old.id, old.embed_text);
+CREATE INDEX IF NOT EXISTS chunks_rev ON chunks(rev);
+CREATE TABLE IF NOT EXISTS lex_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS vectors (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	model    TEXT NOT NULL,
+	chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+	gen      INTEGER NOT NULL,
+	vector   BLOB NOT NULL,
+	UNIQUE (model, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS vectors_chunk ON vectors(chunk_id);
+CREATE INDEX IF NOT EXISTS vectors_gen ON vectors(model, gen);
+CREATE TABLE IF NOT EXISTS deletions (chunk_id INTEGER NOT NULL, gen INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS deletions_gen ON deletions(gen);
+CREATE TRIGGER IF NOT EXISTS chunks_deleted AFTER DELETE ON chunks BEGIN
+	INSERT INTO deletions(chunk_id, gen) VALUES (old.id, (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'));
 END;
 `
 
-// ModelInfo identifies the embedding model a store's vectors belong to.
+// ModelInfo identifies an embedding model: vectors of different models
+// never mix in one ranking.
 type ModelInfo struct {
 	ID   string
 	Dims int
 }
 
-// Store is one open knowledge base.
-type Store struct {
-	db    *sql.DB
-	path  string
-	model ModelInfo
+// IsZero reports whether no model is named.
+func (m ModelInfo) IsZero() bool { return m.ID == "" }
 
-	// failAfterInserts, when > 0, makes Commit fail after that many inserts
+// Store is one open knowledge base. It opens whatever models are (or are
+// not) installed: chunks without a vector wait for the backfill.
+type Store struct {
+	db   *sql.DB // reads: WAL readers never wait for writers
+	wdb  *sql.DB // writes: one connection, BEGIN IMMEDIATE
+	path string
+	dir  string
+
+	terms termCache
+
+	index     *Index
+	indexOnce sync.Once
+
+	// failAfterInserts, when > 0, makes a commit fail after that many inserts
 	// (tests use it to prove a failed commit changes nothing).
 	failAfterInserts int
 }
 
-// Open opens (creating if needed) the store in dir, whose mode is forced to
-// 0700 because it holds the full text of private notes. A store created for
-// a different embedding model refuses to open and names the fix.
-func Open(dir string, model ModelInfo) (*Store, error) {
+// WriteWait bounds how long a writer waits for another process's write
+// transaction before giving up with a conflict error.
+const WriteWait = 30 * time.Second
+
+func dsn(path string, write bool) string {
+	d := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(int(WriteWait.Milliseconds())) + ")" +
+		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	if write {
+		// Take the write lock when the transaction begins: a deferred
+		// transaction that upgrades from read to write in WAL mode gets
+		// SQLITE_BUSY at once instead of waiting its turn.
+		d += "&_txlock=immediate"
+	}
+	return d
+}
+
+// Open opens (creating or migrating if needed) the store in dir, whose mode
+// is forced to 0700 because it holds the full text of private notes. Several
+// processes may open a new store at once: schema creation and migrations
+// run inside one write transaction and are re-checked under the lock.
+func Open(dir string) (*Store, error) {
 	const op = "kb.Open"
 	if err := fsutil.EnsurePrivateDir(dir); err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	path := filepath.Join(dir, DBName)
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	db, err := sql.Open("sqlite", dsn)
+	wdb, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)
 	}
-	s := &Store{db: db, path: path, model: model}
-	if err := s.init(); err != nil {
-		db.Close()
+	wdb.SetMaxOpenConns(1) // in-process writers queue here instead of in SQLite's busy loop
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		wdb.Close()
+		return nil, errs.Wrap(errs.RAG, op, err)
+	}
+	s := &Store{db: db, wdb: wdb, path: path, dir: dir}
+	if err := s.init(context.Background()); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Store) init() error {
+// Dir is the folder holding the store.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'`).Scan(&n); err != nil || n == 0 {
+		return 0, err
+	}
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema_version'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+func (s *Store) init(ctx context.Context) error {
 	const op = "kb.Open"
-	if _, err := s.db.Exec(schema); err != nil {
-		return errs.Wrapf(errs.RAG, op, err, "cannot create schema in %s", s.path)
-	}
-	tx, err := s.db.Begin()
+	v, err := s.version(ctx, s.db)
 	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
+		return errs.Wrapf(errs.RAG, op, err, "cannot read %s", s.path)
 	}
-	defer tx.Rollback()
-	stored := map[string]string{}
-	rows, err := tx.Query(`SELECT key, value FROM meta`)
-	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return errs.Wrap(errs.RAG, op, err)
-		}
-		stored[k] = v
-	}
-	rows.Close()
-	if id, ok := stored["embed_model"]; ok {
-		if id != s.model.ID || stored["embed_dims"] != strconv.Itoa(s.model.Dims) {
-			return errs.WithHint(errs.New(errs.RAG, op, "the knowledge base was built with %s (%s dims) but %s (%d dims) is configured",
-				id, stored["embed_dims"], s.model.ID, s.model.Dims), "run `jarvis-cli kb reindex` to re-embed it with the configured model")
-		}
+	if v == schemaVersion {
 		return nil
 	}
-	for k, v := range map[string]string{"embed_model": s.model.ID, "embed_dims": strconv.Itoa(s.model.Dims), "generation": "0", "schema_version": strconv.Itoa(schemaVersion)} {
-		if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
-			return errs.Wrap(errs.RAG, op, err)
-		}
+	if v > schemaVersion {
+		return errs.WithHint(errs.New(errs.RAG, op, "%s was written by a newer Jarvis (schema %d, this one knows %d)", s.path, v, schemaVersion),
+			"update Jarvis, or restore a backup made by this version")
 	}
-	return errs.Wrap(errs.RAG, op, tx.Commit())
+	return s.writeTx(ctx, op, func(tx *sql.Tx) error {
+		v, err := s.version(ctx, tx) // another process may have done it while we waited
+		if err != nil {
+			return err
+		}
+		switch v {
+		case schemaVersion:
+			return nil
+		case 0:
+			if _, err := tx.ExecContext(ctx, schema); err != nil {
+				return fmt.Errorf("cannot create schema in %s: %w", s.path, err)
+			}
+			for k, val := range map[string]string{"generation": "0", "schema_version": strconv.Itoa(schemaVersion)} {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, k, val); err != nil {
+					return err
+				}
+			}
+			return nil
+		case 1:
+			return s.migrateV1(ctx, tx)
+		}
+		return fmt.Errorf("unknown schema version %d", v)
+	})
+}
+
+// writeTx runs fn in one write transaction (the write lock is taken at
+// BEGIN), translating a lock held past WriteWait into a conflict error.
+func (s *Store) writeTx(ctx context.Context, op string, fn func(*sql.Tx) error) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return s.txErr(op, err)
+	}
+	defer tx.Rollback() // no-op after Commit
+	if err := fn(tx); err != nil {
+		return s.txErr(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.txErr(op, err)
+	}
+	return nil
+}
+
+// txErr keeps domain errors as they are and names a busy database plainly.
+func (s *Store) txErr(op string, err error) error {
+	var de *errs.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED) {
+		return errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process kept the knowledge base busy for more than %s", WriteWait),
+			"try again; if it keeps happening, check `jarvis-cli sync status` for a stuck job")
+	}
+	return errs.Wrap(errs.RAG, op, err)
 }
 
 // Close releases the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.db.Close(), s.wdb.Close()) }
 
 // Generation is the commit counter; it moves whenever any process commits.
 func (s *Store) Generation(ctx context.Context) (int64, error) {
+	return readGeneration(ctx, s.db)
+}
+
+func readGeneration(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int64, error) {
 	var v string
-	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v); err != nil {
 		return 0, errs.Wrap(errs.RAG, "kb.Generation", err)
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	return n, errs.Wrap(errs.RAG, "kb.Generation", err)
 }
 
-func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'`)
-	return err
+// bumpGeneration starts a write: it moves the counter first, so rows and
+// deletion records written in this transaction carry the new generation.
+func bumpGeneration(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var g int64
+	err := tx.QueryRowContext(ctx, `UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation' RETURNING CAST(value AS INTEGER)`).Scan(&g)
+	return g, err
 }
 
 // Commit is the only write of new chunks: in one transaction it deletes every
 // chunk of replaceSource (when set) and inserts chunks, then bumps the
 // generation. It is deliberately not cancellable once started — the commit is
-// the point of no return — and any failure rolls everything back.
+// the point of no return — and any failure rolls everything back. Chunks
+// are stored without vectors (the backfill embeds them); Ingest stores
+// vectors too.
 func (s *Store) Commit(chunks []Chunk, replaceSource string) error {
 	var replace *Filter
 	if replaceSource != "" {
@@ -180,47 +294,75 @@ func (s *Store) Commit(chunks []Chunk, replaceSource string) error {
 // notes share source "local" and are replaced by file_path). An empty filter
 // is refused: it would replace everything.
 func (s *Store) CommitReplacing(chunks []Chunk, replace *Filter) error {
+	return s.commit(chunks, replace, ModelInfo{})
+}
+
+// commit writes chunks whose vectors (if any) belong to vm. Vectors of a
+// model that is neither the store's active model nor the one being filled
+// in are not stored: those chunks wait for the backfill like any other.
+func (s *Store) commit(chunks []Chunk, replace *Filter, vm ModelInfo) error {
 	const op = "kb.Commit"
 	ctx := context.Background()
 	for i, c := range chunks {
-		if err := validateChunk(c, s.model.Dims); err != nil {
+		if err := validateChunk(c, vm); err != nil {
 			return errs.Wrapf(errs.Invalid, op, err, "chunk %d", i)
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	defer tx.Rollback() // no-op after Commit
+	var where string
+	var args []any
 	if replace != nil {
-		where, args, err := replace.where()
-		if err != nil {
+		var err error
+		if where, args, err = replace.where(); err != nil {
 			return err
 		}
 		if where == "1=1" {
 			return errs.New(errs.Invalid, op, "refusing to replace with an empty filter")
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks AS c WHERE `+where, args...); err != nil {
-			return errs.Wrap(errs.RAG, op, err)
+	}
+	lex := make([][]byte, len(chunks))
+	added := map[string]int64{}
+	err := s.writeTx(ctx, op, func(tx *sql.Tx) error {
+		gen, err := bumpGeneration(ctx, tx)
+		if err != nil {
+			return err
 		}
+		if replace != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks AS c WHERE `+where, args...); err != nil {
+				return err
+			}
+		}
+		keep := false
+		if len(chunks) > 0 && !vm.IsZero() {
+			if keep, err = acceptVectors(ctx, tx, vm); err != nil {
+				return err
+			}
+		}
+		if err := s.encodeLex(ctx, tx, chunks, lex, added); err != nil {
+			return err
+		}
+		return s.insertChunks(ctx, tx, op, gen, chunks, lex, keep, vm)
+	})
+	if err == nil {
+		s.terms.merge(added)
 	}
-	if err := s.insertChunks(ctx, tx, op, chunks); err != nil {
-		return err
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return errs.Wrap(errs.RAG, op, err)
-	}
-	return errs.Wrap(errs.RAG, op, tx.Commit())
+	return err
 }
 
 // insertChunks writes validated chunks inside tx, stamping date_added on new
-// ones; the caller commits.
-func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, op string, chunks []Chunk) error {
+// ones and storing their vectors under vm when withVectors is set.
+func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, op string, gen int64, chunks []Chunk, lex [][]byte, withVectors bool, vm ModelInfo) error {
 	stmt, err := tx.PrepareContext(ctx, insertSQL)
 	if err != nil {
-		return errs.Wrap(errs.RAG, op, err)
+		return err
 	}
 	defer stmt.Close()
+	var vstmt *sql.Stmt
+	if withVectors {
+		if vstmt, err = tx.PrepareContext(ctx, `INSERT INTO vectors(model, chunk_id, gen, vector) VALUES (?, ?, ?, ?)`); err != nil {
+			return err
+		}
+		defer vstmt.Close()
+	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i, c := range chunks {
 		if s.failAfterInserts > 0 && i == s.failAfterInserts {
@@ -229,14 +371,20 @@ func (s *Store) insertChunks(ctx context.Context, tx *sql.Tx, op string, chunks 
 		if c.Meta.DateAdded == "" {
 			c.Meta.DateAdded = now
 		}
-		if _, err := stmt.ExecContext(ctx, insertArgs(c)...); err != nil {
-			return errs.Wrapf(errs.RAG, op, err, "inserting chunk %d of %s", i, c.Meta.Source)
+		var id int64
+		if err := stmt.QueryRowContext(ctx, append(insertArgs(c), lex[i], gen)...).Scan(&id); err != nil {
+			return fmt.Errorf("inserting chunk %d of %s: %w", i, c.Meta.Source, err)
+		}
+		if withVectors && c.Vector != nil {
+			if _, err := vstmt.ExecContext(ctx, vm.ID, id, gen, encodeVector(c.Vector)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-func validateChunk(c Chunk, dims int) error {
+func validateChunk(c Chunk, vm ModelInfo) error {
 	switch {
 	case c.Content == "" || c.EmbedText == "":
 		return errors.New("empty content")
@@ -246,16 +394,18 @@ func validateChunk(c Chunk, dims int) error {
 		return fmt.Errorf("visibility %q", c.Meta.Visibility)
 	case c.Meta.DocType == DocPaper && c.Meta.Visibility != Public:
 		return errors.New("papers are always public")
-	case c.Vector != nil && len(c.Vector) != dims:
-		return fmt.Errorf("vector has %d dims, store expects %d", len(c.Vector), dims)
+	case c.Vector != nil && vm.IsZero():
+		return errors.New("a vector needs its model")
+	case c.Vector != nil && len(c.Vector) != vm.Dims:
+		return fmt.Errorf("vector has %d dims, model %s has %d", len(c.Vector), vm.ID, vm.Dims)
 	}
 	return nil
 }
 
 const insertSQL = `INSERT INTO chunks (doc_type, visibility, source, title, authors, doi, score, track, storage_mode,
 	file_path, content_hash, chunk_index, section, modified_at, meta_schema, date_added, category, status, entity,
-	event_date, tags, annotation_kind, page, note_text, extra, content, embed_text, vector)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	event_date, tags, annotation_kind, page, note_text, extra, content, embed_text, lex, rev)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`
 
 func insertArgs(c Chunk) []any {
 	m := c.Meta
@@ -269,14 +419,11 @@ func insertArgs(c Chunk) []any {
 	}
 	return []any{m.DocType, m.Visibility, m.Source, m.Title, m.Authors, m.DOI, score, m.Track, m.StorageMode,
 		m.FilePath, m.ContentHash, m.ChunkIndex, m.Section, m.ModifiedAt, m.MetaSchema, m.DateAdded, m.Category, m.Status,
-		m.Entity, m.EventDate, m.Tags, m.AnnotationKind, m.Page, m.NoteText, string(extra), c.Content, c.EmbedText, encodeVector(c.Vector)}
+		m.Entity, m.EventDate, m.Tags, m.AnnotationKind, m.Page, m.NoteText, string(extra), c.Content, c.EmbedText}
 }
 
-// encodeVector stores float32s little-endian; nil stays NULL.
-func encodeVector(v []float32) any {
-	if v == nil {
-		return nil
-	}
+// encodeVector stores float32s little-endian.
+func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, f := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
@@ -284,15 +431,15 @@ func encodeVector(v []float32) any {
 	return b
 }
 
-func decodeVector(b []byte) []float32 {
-	if len(b) == 0 {
-		return nil
+// decodeVectorInto fills dst (len = dims) from a stored vector.
+func decodeVectorInto(dst []float32, b []byte) bool {
+	if len(b) != 4*len(dst) {
+		return false
 	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	return v
+	return true
 }
 
 const selectCols = `id, doc_type, visibility, source, title, authors, doi, score, track, storage_mode, file_path, content_hash,
@@ -315,8 +462,19 @@ func scanChunk(sc interface{ Scan(...any) error }, extraCols ...any) (Chunk, err
 		n := int(score.Int64)
 		m.Score = &n
 	}
-	if extra != "" && extra != "{}" {
-		_ = json.Unmarshal([]byte(extra), &m.Extra) // written by insertArgs; a bad row just loses its extras
-	}
+	m.Extra = decodeExtra(extra)
 	return c, nil
 }
+
+// decodeExtra reads the x_ fields column; a bad row just loses its extras
+// (insertArgs always writes valid JSON).
+func decodeExtra(extra string) map[string]string {
+	if extra == "" || extra == "{}" {
+		return nil
+	}
+	var m map[string]string
+	_ = json.Unmarshal([]byte(extra), &m)
+	return m
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ var model = ModelInfo{ID: "test/model", Dims: 3}
 
 func open(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(dir, model)
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +29,14 @@ func note(source, text, visibility string, vec []float32) Chunk {
 		Meta: Metadata{DocType: DocNote, Visibility: visibility, Source: source, FilePath: source}}
 }
 
+// commitVecs commits chunks with vectors of the test model.
+func commitVecs(t *testing.T, s *Store, chunks []Chunk, replace *Filter) {
+	t.Helper()
+	if err := s.commit(chunks, replace, model); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func count(t *testing.T, s *Store) int {
 	var n int
 	if err := s.db.QueryRow(`SELECT count(*) FROM chunks`).Scan(&n); err != nil {
@@ -36,17 +45,42 @@ func count(t *testing.T, s *Store) int {
 	return n
 }
 
-func TestOpenCreatesPrivateDirAndGuardsModel(t *testing.T) {
+func TestOpenCreatesPrivateDirWithoutAnyModel(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rag")
 	s := open(t, dir)
 	st, _ := os.Stat(dir)
 	if st.Mode().Perm() != 0o700 {
 		t.Fatalf("rag dir mode %v", st.Mode().Perm())
 	}
+	ctx := context.Background()
+	m, err := s.Models(ctx)
+	if err != nil || !m.Active.IsZero() || !m.Target.IsZero() {
+		t.Fatalf("a new store has no model: %+v %v", m, err)
+	}
+	// Chunks go in and are found by keyword with no model at all.
+	if err := s.Commit([]Chunk{note("a.md", "the landlord kept the deposit", Private, nil)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.BM25(ctx, "landlords deposits", Filter{}, 5)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("keyword search without a model: %v %+v", err, hits)
+	}
+	// The first model to store vectors is adopted; another model starts a
+	// switch instead of being refused.
+	if m, err = s.UseModel(ctx, model); err != nil || !sameModel(m.Active, model) {
+		t.Fatalf("adopt: %+v %v", m, err)
+	}
+	other := ModelInfo{ID: "other/model", Dims: 384}
+	if m, err = s.UseModel(ctx, other); err != nil || !sameModel(m.Active, model) || !sameModel(m.Target, other) {
+		t.Fatalf("switch: %+v %v", m, err)
+	}
 	s.Close()
-	_, err := Open(dir, ModelInfo{ID: "other/model", Dims: 384})
-	if !errs.Is(err, errs.RAG) || errs.HintOf(err) == "" {
-		t.Fatalf("model mismatch must refuse and name reindex: %v", err)
+	s2 := open(t, dir) // reopening keeps the record
+	if m, _ := s2.Models(ctx); !sameModel(m.Target, other) {
+		t.Fatalf("reopened: %+v", m)
+	}
+	if m, err := s2.UseModel(ctx, model); err != nil || !m.Target.IsZero() {
+		t.Fatalf("switching back cancels the switch: %+v %v", m, err)
 	}
 }
 
@@ -54,12 +88,8 @@ func TestCommitBumpsGenerationAndReplacesSource(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := context.Background()
 	g0, _ := s.Generation(ctx)
-	if err := s.Commit([]Chunk{note("a.md", "one", Public, []float32{1, 0, 0}), note("a.md", "two", Public, []float32{0, 1, 0})}, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Commit([]Chunk{note("a.md", "three", Public, []float32{0, 0, 1})}, "a.md"); err != nil {
-		t.Fatal(err)
-	}
+	commitVecs(t, s, []Chunk{note("a.md", "one", Public, []float32{1, 0, 0}), note("a.md", "two", Public, []float32{0, 1, 0})}, nil)
+	commitVecs(t, s, []Chunk{note("a.md", "three", Public, []float32{0, 0, 1})}, &Filter{Source: "a.md"})
 	g2, _ := s.Generation(ctx)
 	if g2 != g0+2 || count(t, s) != 1 {
 		t.Fatalf("generation %d -> %d, rows %d", g0, g2, count(t, s))
@@ -73,9 +103,7 @@ func TestCommitBumpsGenerationAndReplacesSource(t *testing.T) {
 func TestFailedCommitLeavesStoreUnchanged(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := context.Background()
-	if err := s.Commit([]Chunk{note("a.md", "original", Public, []float32{1, 0, 0})}, ""); err != nil {
-		t.Fatal(err)
-	}
+	commitVecs(t, s, []Chunk{note("a.md", "original", Public, []float32{1, 0, 0})}, nil)
 	g1, _ := s.Generation(ctx)
 	s.failAfterInserts = 1
 	err := s.Commit([]Chunk{note("a.md", "new 1", Public, nil), note("a.md", "new 2", Public, nil)}, "a.md")
@@ -96,37 +124,59 @@ func TestFailedCommitLeavesStoreUnchanged(t *testing.T) {
 	if err := s.Commit([]Chunk{paper}, ""); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("private paper: %v", err)
 	}
-	if err := s.Commit([]Chunk{note("b", "x", Public, []float32{1})}, ""); !errs.Is(err, errs.Invalid) {
+	if err := s.commit([]Chunk{note("b", "x", Public, []float32{1})}, nil, model); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("wrong dims: %v", err)
 	}
+	if err := s.Commit([]Chunk{note("b", "x", Public, []float32{1, 0, 0})}, ""); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a vector without its model: %v", err)
+	}
+}
+
+// denseIDs syncs s's index with the test model and returns the ids of the
+// k nearest vectors inside f.
+func denseIDs(t *testing.T, s *Store, q []float32, f Filter, k int) []int64 {
+	t.Helper()
+	ix := s.Index()
+	if err := ix.Sync(context.Background(), s, model); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.ids(ix.dense(ix.poolOf(f), normalise(append([]float32(nil), q...)), k))
 }
 
 func TestSecondHandleSeesNewWritesWithoutRestart(t *testing.T) {
 	dir := t.TempDir()
 	writer, reader := open(t, dir), open(t, dir)
 	ctx := context.Background()
-	idx := NewDenseIndex()
-	if err := idx.Sync(ctx, reader); err != nil || idx.Len() != 0 {
-		t.Fatal(err)
+	if got := denseIDs(t, reader, []float32{1, 0, 0}, Filter{}, 5); len(got) != 0 {
+		t.Fatal(got)
 	}
-	writer.Commit([]Chunk{note("a.md", "alpha", Public, []float32{1, 0, 0})}, "")
-	if err := idx.Sync(ctx, reader); err != nil || idx.Len() != 1 {
-		t.Fatalf("after insert: %v len=%d", err, idx.Len())
+	commitVecs(t, writer, []Chunk{note("a.md", "alpha", Public, []float32{1, 0, 0})}, nil)
+	if got := denseIDs(t, reader, []float32{1, 0, 0}, Filter{}, 5); len(got) != 1 {
+		t.Fatalf("after insert: %v", got)
 	}
 	// The writer rewrites the note (delete + insert): the reader must drop
 	// the old id and pick up the new one, never serving a deleted chunk.
-	writer.Commit([]Chunk{note("a.md", "alpha v2", Public, []float32{0, 1, 0})}, "a.md")
-	if err := idx.Sync(ctx, reader); err != nil {
-		t.Fatal(err)
+	commitVecs(t, writer, []Chunk{note("a.md", "alpha v2", Public, []float32{0, 1, 0})}, &Filter{Source: "a.md"})
+	ids := denseIDs(t, reader, []float32{0, 1, 0}, Filter{}, 5)
+	if n, v := reader.Index().Len(); n != 1 || v != 1 || len(ids) != 1 {
+		t.Fatalf("len=%d vectors=%d hits=%v", n, v, ids)
 	}
-	pool, _ := reader.PoolIDs(ctx, Filter{})
-	hits := idx.Search([]float32{0, 1, 0}, pool, 5)
-	if idx.Len() != 1 || len(hits) != 1 {
-		t.Fatalf("len=%d hits=%+v", idx.Len(), hits)
-	}
-	got, _ := reader.Chunks(ctx, []int64{hits[0].Chunk.ID})
+	got, _ := reader.Chunks(ctx, ids)
 	if got[0].Content != "alpha v2" {
 		t.Fatalf("stale chunk served: %q", got[0].Content)
+	}
+	// A metadata change in the writer (a note made private) reaches the
+	// reader's pool before its next search.
+	if _, err := writer.UpdateFields(ctx, Filter{Source: "a.md"}, map[string]any{"visibility": Private}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := denseIDs(t, reader, []float32{0, 1, 0}, Filter{Visibility: []string{Public}}, 5); len(ids) != 0 {
+		t.Fatalf("a note made private is still in the public pool: %v", ids)
+	}
+	if hits, _ := reader.BM25(ctx, "alpha", Filter{Visibility: []string{Private}}, 5); len(hits) != 1 {
+		t.Fatalf("the private note keeps its terms: %+v", hits)
 	}
 }
 
@@ -139,9 +189,7 @@ func TestPoolFilterIsAppliedBeforeRanking(t *testing.T) {
 	priv := note("private/diary.md", "Acme interview diary entry", Private, []float32{1, 0, 0})
 	other := note("notes/other.md", "Acme remote-first policy", Public, []float32{0, 1, 0})
 	other.Meta.Tags = EncodeTags([]string{"remote-first"})
-	if err := s.Commit([]Chunk{pub, priv, other}, ""); err != nil {
-		t.Fatal(err)
-	}
+	commitVecs(t, s, []Chunk{pub, priv, other}, nil)
 	cases := []struct {
 		name string
 		f    Filter
@@ -178,11 +226,8 @@ func TestPoolFilterIsAppliedBeforeRanking(t *testing.T) {
 	}
 	// Dense search over a public-only pool never sees the private vector,
 	// even though it is the closest match.
-	idx := NewDenseIndex()
-	idx.Sync(ctx, s)
-	pool, _ := s.PoolIDs(ctx, Filter{Visibility: []string{Public}})
-	for _, h := range idx.Search([]float32{1, 0, 0}, pool, 10) {
-		got, _ := s.Chunks(ctx, []int64{h.Chunk.ID})
+	for _, id := range denseIDs(t, s, []float32{1, 0, 0}, Filter{Visibility: []string{Public}}, 10) {
+		got, _ := s.Chunks(ctx, []int64{id})
 		if got[0].Meta.Visibility != Public {
 			t.Fatal("private chunk scored outside its pool")
 		}
@@ -213,6 +258,41 @@ func TestRRF(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("RRF = %v, want %v", got, want)
+		}
+	}
+}
+
+// Keyword statistics come from the filtered pool: private notes that share
+// the query's words change nothing in a public-only ranking, not even the
+// scores.
+func TestPrivateChunksDoNotMovePublicScores(t *testing.T) {
+	ctx := context.Background()
+	public := []Chunk{
+		note("a.md", "grant budget for the protein lab", Public, nil),
+		note("b.md", "protein folding notes", Public, nil),
+		note("c.md", "budget spreadsheet", Public, nil),
+	}
+	alone := open(t, t.TempDir())
+	if err := alone.Commit(public, ""); err != nil {
+		t.Fatal(err)
+	}
+	mixed := open(t, t.TempDir())
+	var withPrivate []Chunk
+	for i := range 50 {
+		withPrivate = append(withPrivate, note(fmt.Sprintf("private/%d.md", i), "budget budget protein secret", Private, nil))
+	}
+	if err := mixed.Commit(append(withPrivate, public...), ""); err != nil {
+		t.Fatal(err)
+	}
+	f := Filter{Visibility: []string{Public}}
+	a, err1 := alone.BM25(ctx, "protein budget", f, 10)
+	b, err2 := mixed.BM25(ctx, "protein budget", f, 10)
+	if err1 != nil || err2 != nil || len(a) != 3 || len(a) != len(b) {
+		t.Fatalf("%v %v %d %d", err1, err2, len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Chunk.Content != b[i].Chunk.Content || a[i].Score != b[i].Score {
+			t.Fatalf("rank %d: %q %.6f vs %q %.6f", i, a[i].Chunk.Content, a[i].Score, b[i].Chunk.Content, b[i].Score)
 		}
 	}
 }

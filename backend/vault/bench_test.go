@@ -40,7 +40,7 @@ func BenchmarkRefresh10k(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			emb := &bowEmbedder{}
-			s, err := kb.Open(b.TempDir(), emb.Info())
+			s, err := kb.Open(b.TempDir())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func BenchmarkRefresh10k(b *testing.B) {
 	})
 	b.Run("noop", func(b *testing.B) {
 		emb := &bowEmbedder{}
-		s, err := kb.Open(b.TempDir(), emb.Info())
+		s, err := kb.Open(b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,9 +19,15 @@ import (
 
 // Refresher syncs a vault into the knowledge base.
 type Refresher struct {
-	Root         string
-	PrivateDirs  []string
-	Store        *kb.Store
+	Root        string
+	PrivateDirs []string
+	// Exclude lists vault-relative folders or globs never indexed
+	// (templates, attachments, archives); notes under them are removed.
+	Exclude []string
+	Store   *kb.Store
+	// Embed, when set, embeds each note as it is stored; nil stores notes
+	// with pending vectors for the backfill (the engine's choice: keyword
+	// search has them at once and a big vault is not held up by a model).
 	Embed        kb.Embedder
 	ChunkSize    int
 	ChunkOverlap int
@@ -50,10 +57,11 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	files, err := r.list()
+	files, warnings, err := r.list()
 	if err != nil {
 		return res, err
 	}
+	res.Warnings = append(res.Warnings, warnings...)
 	seen := map[string]bool{}
 	for i, rel := range files {
 		if r.Progress != nil && (i%50 == 0 || i == len(files)-1) {
@@ -91,38 +99,88 @@ func noteFilter(rel string) *kb.Filter {
 }
 
 // list returns vault-relative paths of .md files, skipping hidden folders
-// (.obsidian, .trash) and following symlinked files.
-func (r *Refresher) list() ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(r.Root, func(p string, d fs.DirEntry, err error) error {
+// and files (.obsidian, .trash, dotfiles), excluded folders and globs, and
+// links that resolve outside the vault (a link named x.md to /etc/passwd
+// must not be read, let alone indexed): those are named in a warning.
+func (r *Refresher) list() ([]string, []string, error) {
+	var out, warnings []string
+	realRoot, err := filepath.EvalSymlinks(r.Root)
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.NotFound, "vault.list", err)
+	}
+	err = filepath.WalkDir(r.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != r.Root && strings.HasPrefix(name, ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".md") {
-			return nil
-		}
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			return nil // dangling or non-file symlink
 		}
 		rel, err := filepath.Rel(r.Root, p)
 		if err != nil {
 			return err
 		}
-		out = append(out, filepath.ToSlash(rel))
+		rel = filepath.ToSlash(rel)
+		name := d.Name()
+		if d.IsDir() {
+			if p != r.Root && (strings.HasPrefix(name, ".") || Excluded(r.Exclude, rel)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !IsNoteName(name) || Excluded(r.Exclude, rel) {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil // dangling link
+			}
+			if !inside(realRoot, target) {
+				warnings = append(warnings, fmt.Sprintf("%s: links outside the vault; not indexed", rel))
+				return nil
+			}
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return nil // dangling or non-file symlink
+		}
+		out = append(out, rel)
 		return nil
 	})
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "vault.list", err)
+		return nil, nil, errs.Wrap(errs.Internal, "vault.list", err)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, warnings, nil
+}
+
+// IsNoteName reports whether a file name is a note the vault indexes:
+// Markdown, not hidden.
+func IsNoteName(name string) bool {
+	return !strings.HasPrefix(name, ".") && strings.EqualFold(filepath.Ext(name), ".md")
+}
+
+// Excluded reports whether the vault-relative slash path rel falls under
+// one of the patterns: a folder (everything under it), a file, or a glob
+// matched against the path and each of its parent folders.
+func Excluded(patterns []string, rel string) bool {
+	for _, pat := range patterns {
+		pat = strings.Trim(strings.TrimSpace(pat), "/")
+		if pat == "" {
+			continue
+		}
+		for p := rel; p != "." && p != ""; p = path.Dir(p) {
+			if p == pat {
+				return true
+			}
+			if ok, _ := path.Match(pat, p); ok { // patterns are validated with the config
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inside reports whether target lies within root (both resolved).
+func inside(root, target string) bool {
+	rel, err := filepath.Rel(root, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
@@ -213,21 +271,57 @@ func BuildNote(n Note, size, overlap int) ([]kb.Chunk, []string) {
 	return chunks, warnings
 }
 
-// RefreshFile re-indexes one note of the vault (given by absolute or
-// vault-relative path) exactly as a full refresh would.
-func (r *Refresher) RefreshFile(ctx context.Context, path string) (Result, error) {
+// RefreshFile brings one path of the vault (absolute or vault-relative) in
+// line with the disk, exactly as a full refresh would for it: a note is
+// (re)indexed, and a path that is gone, excluded, hidden, not a note or a
+// link out of the vault is removed from the index if it was there. The
+// live watcher calls it for every path an editor touched.
+func (r *Refresher) RefreshFile(ctx context.Context, p string) (Result, error) {
+	const op = "vault.RefreshFile"
 	var res Result
-	rel := path
-	if filepath.IsAbs(path) {
+	rel := p
+	if filepath.IsAbs(p) {
 		var err error
-		if rel, err = filepath.Rel(r.Root, path); err != nil || strings.HasPrefix(rel, "..") {
-			return res, errs.New(errs.Invalid, "vault.RefreshFile", "%s is not inside the vault %s", path, r.Root)
+		if rel, err = filepath.Rel(r.Root, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return res, errs.New(errs.Invalid, op, "%s is not inside the vault %s", p, r.Root)
 		}
 	}
-	rel = filepath.ToSlash(rel)
+	rel = filepath.ToSlash(filepath.Clean(rel))
 	states, err := r.Store.NoteStates(ctx)
 	if err != nil {
 		return res, err
 	}
+	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+	keep := IsNoteName(path.Base(rel)) && !Excluded(r.Exclude, rel) && !hiddenPath(rel)
+	if keep {
+		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
+			keep = false
+		} else if realRoot, err := filepath.EvalSymlinks(r.Root); err == nil {
+			if target, err := filepath.EvalSymlinks(abs); err != nil || !inside(realRoot, target) {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: links outside the vault; not indexed", rel))
+				keep = false
+			}
+		}
+	}
+	if !keep {
+		if _, known := states[rel]; known {
+			if err := r.Store.CommitReplacing(nil, noteFilter(rel)); err != nil {
+				return res, err
+			}
+			res.Deleted++
+		}
+		return res, nil
+	}
 	return res, r.one(ctx, rel, states, &res)
+}
+
+// hiddenPath reports whether any component of a slash path is hidden
+// (.obsidian/, .trash/, dotfiles).
+func hiddenPath(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if strings.HasPrefix(part, ".") && part != "." {
+			return true
+		}
+	}
+	return false
 }

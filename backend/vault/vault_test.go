@@ -50,7 +50,7 @@ func write(t *testing.T, root, rel, text string) {
 func setup(t *testing.T) (*Refresher, *bowEmbedder, string) {
 	root := t.TempDir()
 	emb := &bowEmbedder{}
-	s, err := kb.Open(t.TempDir(), emb.Info())
+	s, err := kb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestDigestForceRunsAndPrintsCounts(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"fetched 2 papers (2 unique), selected 2", "digest: " + cfg.Digest.OutputDir, "indexing skipped"} {
+	for _, want := range []string{"fetched 2 papers (2 unique), selected 2", "digest: " + cfg.Digest.OutputDir, "indexed: 0 full text, 1 summary fallback"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -21,19 +23,22 @@ import (
 )
 
 // New builds the doctor command.
-func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
+func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check configuration, data directories, prompts and models",
+		Short: "Check configuration, data directories, prompts, models, the knowledge base and the chat model",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return Run(io, load)
+			return Run(io, load, getenv)
 		},
 	}
 }
 
-// Run performs the checks and returns an error when any of them failed.
-func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
+// Run performs the checks. Only what breaks the store, the configuration
+// or the data dir fails it (non-zero exit); a missing optional model or an
+// unreachable chat provider is a warning that names the mode Jarvis runs in
+// without it.
+func Run(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) error {
 	problems := 0
 	ok := func(format string, args ...any) { fmt.Fprintf(io.Out, "ok    "+format+"\n", args...) }
 	warn := func(format string, args ...any) { fmt.Fprintf(io.Out, "warn  "+format+"\n", args...) }
@@ -41,13 +46,18 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 		problems++
 		fmt.Fprintf(io.Out, "FAIL  "+format+"\n", args...)
 	}
+	ctx := context.Background()
 
 	cfg, err := load()
 	if err != nil {
 		fail("configuration: %v", err)
 		return errs.New(errs.Invalid, "doctor", "configuration is invalid; fix it and run doctor again")
 	}
-	ok("configuration loaded from %s", cfg.File)
+	if _, err := os.Stat(cfg.File); err == nil {
+		ok("configuration loaded from %s", cfg.File)
+	} else {
+		ok("configuration: built-in defaults (no %s yet; `jarvis-cli config set` or the window's Settings create it)", cfg.File)
+	}
 	for _, w := range cfg.Warnings {
 		warn("%s", w)
 	}
@@ -73,68 +83,101 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 		}
 	}
 
-	manifest, err := models.Load()
-	if err != nil {
+	// Installed models are checked against their recorded hashes; a missing
+	// one only narrows what search can do.
+	if manifest, err := models.Load(); err != nil {
 		fail("model manifest: %v", err)
 	} else {
-		ids := []string{cfg.RAG.EmbedModel}
-		if cfg.RAG.RerankModel != "" {
-			ids = append(ids, cfg.RAG.RerankModel)
-		} else {
-			warn("reranking disabled (rag.rerank_model is empty)")
-		}
-		for _, id := range ids {
-			if filepath.IsAbs(id) {
-				ok("model folder %s (not in the manifest; not hash-checked)", id)
+		for _, spec := range []string{cfg.RAG.EmbedModel, cfg.RAG.RerankModel} {
+			if spec == "" || filepath.IsAbs(spec) {
 				continue
 			}
-			model, err := manifest.Find(id)
+			model, err := manifest.Find(spec)
 			if err != nil {
 				fail("%v", err)
 				continue
 			}
-			if st := models.Inspect(cfg.RAG.ModelsDir, model); !st.Installed {
-				fail("model %s not installed in %s: run `jarvis-cli models fetch` or `jarvis-cli models install-offline --from DIR`", id, st.Dir)
-			} else if err := models.Verify(cfg.RAG.ModelsDir, model); err != nil {
-				fail("%v", err)
-			} else {
-				ok("model %s (%s)", id, model.Role)
+			if st := models.Inspect(cfg.RAG.ModelsDir, model); st.Installed {
+				if err := models.Verify(cfg.RAG.ModelsDir, model); err != nil {
+					fail("%v", err)
+				}
 			}
 		}
 	}
 
-	// Load the models and the store for real, and run one probe search.
-	if e, err := engine.Open(cfg); err != nil {
+	e, err := engine.Open(cfg)
+	if err != nil {
 		fail("knowledge base: %v", err) // the error carries its hint
 	} else {
-		info := e.Embedder.Info()
-		ok("embedder %s: %d dims, %s backend", info.ID, info.Dims, e.Embedder.Backend())
-		if e.Reranker != nil {
-			ok("reranker %s", cfg.RAG.RerankModel)
-		}
-		if c, err := e.Store.Count(context.Background()); err != nil {
-			fail("store: %v", err)
-		} else {
-			ok("store %s: %d documents, %d chunks (%d private)", cfg.RAG.Dir, c.Documents, c.Chunks, c.Private)
-		}
-		start := time.Now()
-		if hits, err := e.Searcher.Search(context.Background(), "probe", 1, kb.Filter{}); err != nil {
-			fail("probe search: %v", err)
-		} else {
-			ok("probe search: %d hit(s) in %s", len(hits), time.Since(start).Round(time.Millisecond))
-		}
-		e.Close()
+		defer e.Close()
+		checkKnowledgeBase(ctx, cfg, e, ok, warn, fail)
 	}
 
-	if _, err := os.Stat(cfg.Vault.Path); err != nil {
-		warn("vault %s not found (set vault.path or VAULT_PATH)", cfg.Vault.Path)
+	if st := agent.CheckProvider(ctx, cfg, getenv); st.Ready {
+		where := "local"
+		if st.Cloud {
+			where = "cloud: private notes are never sent to it"
+		}
+		ok("chat model %s (%s)", st.Spec, where)
 	} else {
-		ok("vault %s", cfg.Vault.Path)
+		warn("chat model %s: %v — without it a question gets the best matching passages with their citations, no written answer", st.Spec, st.Problem)
+	}
+
+	if st, err := os.Stat(cfg.Vault.Path); err != nil || !st.IsDir() {
+		warn("vault %s not found: nothing to index yet (choose it in the window, or set vault.path / VAULT_PATH)", cfg.Vault.Path)
+	} else {
+		ok("vault %s (private folders: %s)", cfg.Vault.Path, strings.Join(cfg.Vault.PrivateDirs, ", "))
 	}
 
 	if problems > 0 {
 		return errs.New(errs.Internal, "doctor", "%d problem(s) found", problems)
 	}
-	fmt.Fprintln(io.Out, "all checks passed")
+	fmt.Fprintln(io.Out, "no problems found")
 	return nil
+}
+
+// checkKnowledgeBase reports the store, the models that serve search, the
+// backfill state and a probe search.
+func checkKnowledgeBase(ctx context.Context, cfg *config.Config, e *engine.Engine, ok, warn, fail func(string, ...any)) {
+	st, err := e.Status(ctx)
+	if err != nil {
+		fail("store: %v", err)
+		return
+	}
+	for _, m := range []struct {
+		role, without string
+		st            engine.ModelStatus
+	}{
+		{"embedding model", "search is keyword-only (stemmed BM25) until it is installed", st.Embed},
+		{"reranker", "results are fused but not reranked", st.Rerank},
+	} {
+		switch {
+		case m.st.Spec == "":
+			warn("%s: switched off — %s", m.role, m.without)
+		case m.st.Loaded && m.st.Dims > 0:
+			ok("%s %s: %d dims, %s backend", m.role, m.st.Spec, m.st.Dims, m.st.Backed)
+		case m.st.Loaded:
+			ok("%s %s: %s backend", m.role, m.st.Spec, m.st.Backed)
+		default:
+			warn("%s %s not loaded: %v — %s", m.role, m.st.Spec, m.st.Issue, m.without)
+		}
+	}
+	if c, err := e.Store.Count(ctx); err != nil {
+		fail("store: %v", err)
+	} else {
+		ok("store %s: %d documents, %d chunks (%d private)", cfg.RAG.Dir, c.Documents, c.Chunks, c.Private)
+	}
+	switch {
+	case st.Embed.Loaded && st.Pending > 0:
+		warn("%d of %d chunks wait for their vectors (dense search covers the rest): `jarvis-cli kb embed` or the tray fills them in", st.Pending, st.Chunks)
+	case !st.Store.Target.IsZero():
+		warn("embedding model switch under way: %s", st.Store)
+	}
+	ok("search mode: %s", st.Mode())
+	start := time.Now()
+	if res, err := e.Searcher.Search(ctx, "probe", 1, kb.Filter{}); err != nil {
+		fail("probe search: %v", err)
+	} else {
+		ok("probe search (%s): %d hit(s) in %s", res.Mode, len(res.Hits), time.Since(start).Round(time.Millisecond))
+	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
@@ -21,9 +20,10 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
-// The commands in this file embed text, so they load the models first.
+// The commands in this file can use the models: they open the engine, which
+// loads whatever is installed and runs by keyword without.
 
-// withEngine runs fn with the knowledge base and its models open.
+// withEngine runs fn with the knowledge base and its installed models open.
 func withEngine(load func() (*config.Config, error), fn func(ctx context.Context, e *engine.Engine, args []string) error) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		cfg, err := load()
@@ -87,11 +87,14 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 
 	var n int
 	var docType string
-	var privateOK bool
+	var privateOK, verbose bool
 	search := &cobra.Command{
 		Use:   "search QUERY",
-		Short: "Hybrid search (dense + BM25, fused, reranked); prints ranked chunks",
-		Args:  cobra.MinimumNArgs(1),
+		Short: "Search the knowledge base: keyword (BM25), plus dense and rerank when the models are installed",
+		Long: "Ranks chunks by keyword (stemmed BM25) and, when an embedding model is installed, by vector\n" +
+			"similarity too (fused by reciprocal rank), then reranks with the cross-encoder when installed.\n" +
+			"The mode that answered is printed on stderr.",
+		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
 			f := kb.Filter{}
 			if docType != "" {
@@ -103,15 +106,21 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			if n <= 0 {
 				n = e.Cfg.RAG.NResults
 			}
-			hits, err := e.Searcher.Search(ctx, strings.Join(args, " "), n, f)
+			start := time.Now()
+			res, err := e.Searcher.Search(ctx, strings.Join(args, " "), n, f)
 			if err != nil {
 				return err
 			}
-			if len(hits) == 0 {
+			fmt.Fprintf(io.Err, "search mode: %s\n", res.Mode)
+			if verbose {
+				printModels(ctx, io, e)
+				fmt.Fprintf(io.Err, "searched %d chunks in %s\n", res.Mode.Pool, time.Since(start).Round(time.Microsecond))
+			}
+			if len(res.Hits) == 0 {
 				fmt.Fprintln(io.Err, "no matches")
 				return nil
 			}
-			for i, h := range hits {
+			for i, h := range res.Hits {
 				printHit(io, i+1, h)
 			}
 			return nil
@@ -120,50 +129,52 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	search.Flags().IntVarP(&n, "n", "n", 0, "number of results (default rag.n_results)")
 	search.Flags().StringVar(&docType, "type", "", "doc types, comma-separated (paper,note,chat,digest)")
 	search.Flags().BoolVar(&privateOK, "private", true, "include private notes (this is a local search; nothing leaves the machine)")
+	search.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the models, the inference backend and the timing (stderr)")
 	cmd.AddCommand(search)
 
 	cmd.AddCommand(&cobra.Command{
-		Use:   "reindex",
-		Short: "Re-embed every stored chunk with the configured model (all or nothing)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, err := load()
-			if err != nil {
-				return err
-			}
-			rt, err := embed.NewRuntime()
-			if err != nil {
-				return err
-			}
-			defer rt.Close()
-			emb, err := engine.LoadEmbedder(rt, cfg)
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			last := time.Time{}
-			n, err := kb.Reindex(c.Context(), cfg.RAG.Dir, emb, func(done, total int) {
-				if time.Since(last) > time.Second || done == total {
-					last = time.Now()
-					fmt.Fprintf(io.Err, "\rre-embedded %d/%d chunks", done, total)
-				}
-			})
-			fmt.Fprintln(io.Err)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(io.Out, "reindexed %d chunks with %s (%d dims, %s backend) in %s\n",
-				n, emb.Info().ID, emb.Info().Dims, emb.Backend(), time.Since(start).Round(time.Millisecond))
-			return nil
-		},
+		Use:   "embed",
+		Short: "Embed every chunk still waiting for a vector (resumable; search keeps working meanwhile)",
+		Long: "Chunks are stored at once and found by keyword; this fills in their vectors with the configured\n" +
+			"embedding model, one committed batch at a time. Stop it at any point: the next run (or the tray)\n" +
+			"continues where it stopped. When the configured model differs from the one the store was built\n" +
+			"with, this is a model switch: the old vectors serve until the last chunk is done, then the new\n" +
+			"model takes over in one step.",
+		Args: cobra.NoArgs,
+		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, _ []string) error {
+			return embedPending(ctx, io, e)
+		}),
 	})
+
+	var forceReindex bool
+	reindex := &cobra.Command{
+		Use:   "reindex",
+		Short: "Re-embed with the configured model (a model switch; search keeps serving meanwhile)",
+		Long: "Same as `kb embed`: switches the store to the configured embedding model in the background of\n" +
+			"search. --force also drops the current model's vectors first and re-embeds everything with it.",
+		Args: cobra.NoArgs,
+		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, _ []string) error {
+			if forceReindex {
+				emb := e.Embedder()
+				if emb == nil {
+					return noModel(ctx, e)
+				}
+				if err := e.Store.ForgetVectors(ctx, emb.Info().ID); err != nil {
+					return err
+				}
+			}
+			return embedPending(ctx, io, e)
+		}),
+	}
+	reindex.Flags().BoolVar(&forceReindex, "force", false, "drop the configured model's vectors and re-embed every chunk")
+	cmd.AddCommand(reindex)
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "add-digest FILE...",
 		Short: "Import digest Markdown files: the digest as a document, papers scored 8+ as summaries",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
-			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder, Opts: ingest.OptionsFrom(e.Cfg.RAG)}
+			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder(), Opts: ingest.OptionsFrom(e.Cfg.RAG)}
 			for _, path := range args {
 				data, err := os.ReadFile(path)
 				if err != nil {
@@ -180,12 +191,14 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		}),
 	})
 
-	var force bool
+	var force, noEmbed bool
 	indexVault := &cobra.Command{
 		Use:   "index-vault",
 		Short: "Sync the Obsidian vault into the knowledge base (incremental; --force rebuilds)",
-		Long: "Adds new notes, re-embeds changed ones and drops deleted ones. Notes added with\n" +
-			"`kb add` from outside the vault are left alone. --force clears every vault note first.",
+		Long: "Adds new notes, re-indexes changed ones and drops deleted ones; notes are searchable by keyword\n" +
+			"as soon as they are stored, then their vectors are embedded (when a model is installed; --no-embed\n" +
+			"leaves that to `kb embed` or the tray). Notes added with `kb add` from outside the vault are left\n" +
+			"alone. --force clears every vault note first.",
 		Args: cobra.NoArgs,
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, _ []string) error {
 			if force {
@@ -206,10 +219,19 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				return err
 			}
 			fmt.Fprintf(io.Out, "added %d, updated %d, deleted %d, reclassified %d\n", res.Added, res.Updated, res.Deleted, res.Reclassified)
-			return nil
+			if noEmbed || e.Embedder() == nil {
+				st, err := e.Status(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(io.Err, "search mode: %s\n", st.Mode())
+				return nil
+			}
+			return embedPending(ctx, io, e)
 		}),
 	}
 	indexVault.Flags().BoolVar(&force, "force", false, "clear every vault note and rebuild from scratch")
+	indexVault.Flags().BoolVar(&noEmbed, "no-embed", false, "store the notes (keyword search) and leave the vectors to kb embed or the tray")
 	cmd.AddCommand(indexVault)
 }
 
@@ -282,4 +304,78 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit) {
 		snippet = string(r[:240]) + "…"
 	}
 	fmt.Fprintf(io.Out, "   %s\n", snippet)
+}
+
+// embedPending runs the backfill with progress on stderr, or says why there
+// is nothing to embed with.
+func embedPending(ctx context.Context, io *iostreams.IO, e *engine.Engine) error {
+	if e.Embedder() == nil {
+		return noModel(ctx, e)
+	}
+	start := time.Now()
+	var last time.Time
+	res, err := e.Backfill(ctx, func(done, total int) {
+		if time.Since(last) > time.Second || done == total {
+			last = time.Now()
+			rate := float64(done) / max(time.Since(start).Seconds(), 1e-3)
+			fmt.Fprintf(io.Err, "\rembedding %d/%d chunks (%.1f/s)", done, total, rate)
+		}
+	})
+	if res.Embedded > 0 || err != nil {
+		fmt.Fprintln(io.Err)
+	}
+	if err != nil {
+		if res.Embedded > 0 {
+			fmt.Fprintf(io.Err, "%d chunks embedded before the stop; run `jarvis-cli kb embed` to continue\n", res.Embedded)
+		}
+		return err
+	}
+	info := e.Embedder().Info()
+	switch {
+	case res.Embedded == 0:
+		fmt.Fprintf(io.Out, "every chunk has its %s vector\n", info.ID)
+	default:
+		fmt.Fprintf(io.Out, "embedded %d chunks with %s (%d dims, %s backend) in %s\n",
+			res.Embedded, info.ID, info.Dims, e.Backend(), time.Since(start).Round(time.Millisecond))
+	}
+	if res.Swapped {
+		fmt.Fprintf(io.Out, "the knowledge base now searches with %s\n", info.ID)
+	}
+	return nil
+}
+
+// noModel explains keyword-only operation when no embedding model loads.
+func noModel(ctx context.Context, e *engine.Engine) error {
+	st, err := e.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Embed.Issue != nil {
+		return errs.Wrap(errs.NotFound, "kb embed", st.Embed.Issue) // the issue carries its hint
+	}
+	return errs.WithHint(errs.New(errs.Invalid, "kb embed", "no embedding model is configured (rag.embed_model is empty)"),
+		"keyword search needs none; set rag.embed_model to add dense search")
+}
+
+// printModels prints which models serve search (stderr: for --verbose).
+func printModels(ctx context.Context, io *iostreams.IO, e *engine.Engine) {
+	st, err := e.Status(ctx)
+	if err != nil {
+		fmt.Fprintf(io.Err, "models: %v\n", err)
+		return
+	}
+	for _, m := range []struct {
+		role string
+		st   engine.ModelStatus
+	}{{"embedding", st.Embed}, {"reranker", st.Rerank}} {
+		switch {
+		case m.st.Spec == "":
+			fmt.Fprintf(io.Err, "%s model: off\n", m.role)
+		case m.st.Loaded:
+			fmt.Fprintf(io.Err, "%s model: %s (%s backend)\n", m.role, m.st.Spec, m.st.Backed)
+		default:
+			fmt.Fprintf(io.Err, "%s model: %s not loaded: %v\n", m.role, m.st.Spec, m.st.Issue)
+		}
+	}
+	fmt.Fprintf(io.Err, "store vectors: %s; %d of %d chunks waiting for a vector\n", st.Store, st.Pending, st.Chunks)
 }

@@ -1,7 +1,7 @@
 // Package kbcmd implements `jarvis-cli kb`: inspection and management of the
-// knowledge base. Commands that embed text (add, search, reindex,
-// index-vault) load the local models first and say how to install them when
-// they are missing.
+// knowledge base. Every command works without the local models (keyword
+// search, vectors pending); commands that can use them load whatever is
+// installed and say which mode answered.
 package kbcmd
 
 import (
@@ -17,29 +17,14 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 // RemoveNotice is the invariant shown before any removal.
 const RemoveNotice = "Database entry only — files on disk are never touched by jarvis"
 
-// openStore opens the store for commands that do not embed: under the model
-// it was built with, or, for a fresh store, the configured one.
-func openStore(cfg *config.Config) (*kb.Store, error) {
-	if info, err := kb.StoredModel(cfg.RAG.Dir); err == nil {
-		return kb.Open(cfg.RAG.Dir, info)
-	}
-	manifest, err := models.Load()
-	if err != nil {
-		return nil, err
-	}
-	m, err := manifest.Find(cfg.RAG.EmbedModel)
-	if err != nil {
-		return nil, err
-	}
-	return kb.Open(cfg.RAG.Dir, kb.ModelInfo{ID: m.ID, Dims: m.Dims})
-}
+// openStore opens the store for commands that need no model.
+func openStore(cfg *config.Config) (*kb.Store, error) { return kb.Open(cfg.RAG.Dir) }
 
 // New builds the kb command group.
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {

@@ -31,14 +31,20 @@ func seed(t *testing.T) *config.Config {
 }
 
 func run(t *testing.T, cfg *config.Config, stdin string, args ...string) (string, error) {
-	io, in, out, _ := iostreams.Test()
+	out, _, err := runAll(t, cfg, stdin, args...)
+	return out, err
+}
+
+// runAll also returns what the command wrote to stderr (progress, modes).
+func runAll(t *testing.T, cfg *config.Config, stdin string, args ...string) (string, string, error) {
+	io, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)
 	cmd := New(io, func() (*config.Config, error) { return cfg, nil }, func(string) string { return "" })
 	cmd.SetArgs(args)
 	cmd.SetIn(io.In)
 	cmd.SetOut(io.Out)
 	err := cmd.Execute()
-	return out.String(), err
+	return out.String(), errOut.String(), err
 }
 
 func TestKBListStatsSchema(t *testing.T) {
@@ -94,7 +100,9 @@ func TestKBSetMetaAndPendingCommands(t *testing.T) {
 	if _, err := run(t, cfg, "", "set-meta", "https://arxiv.org/abs/1"); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("no fields: %v", err)
 	}
-	if _, err := run(t, cfg, "", "search", "x"); err == nil || errs.HintOf(err) == "" {
-		t.Fatalf("search without an embedder must fail with a hint: %v", err)
+	// Without an embedding model, search answers by keyword (and says so).
+	out, stderr, err := runAll(t, cfg, "", "search", "new title")
+	if err != nil || !strings.Contains(out, "New Title") || !strings.Contains(stderr, "search mode: keyword") {
+		t.Fatalf("keyword search without an embedder: %v\n%s\n%s", err, out, stderr)
 	}
 }

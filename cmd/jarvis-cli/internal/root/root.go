@@ -56,7 +56,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
-	add("setup", doctor.New(d.IO, d.LoadConfig))
+	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))
 	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))
 	return cmd

@@ -1,0 +1,120 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+)
+
+// BackfillBatch is how many chunks are embedded per commit: a kill loses
+// at most one batch of work, and no writer holds the lock for long.
+const BackfillBatch = 64
+
+// BackfillProgress reports chunks embedded so far of the chunks that were
+// waiting (the total grows if chunks arrive meanwhile).
+type BackfillProgress func(done, total int)
+
+// BackfillResult says what a backfill did.
+type BackfillResult struct {
+	Model    ModelInfo
+	Embedded int
+	Swapped  bool // a model switch completed: the new model now serves search
+}
+
+// Backfill embeds, with e, every chunk that has no vector of e's model,
+// one committed batch at a time, so search keeps serving throughout and a
+// stopped backfill resumes where it was. e is the configured model: a store
+// without a model adopts it, a store built with another model switches to
+// it (the old vectors serve until the last chunk is done, then one
+// transaction swaps). One process backfills a store at a time; another gets
+// a conflict error naming it.
+func Backfill(ctx context.Context, s *Store, e Embedder, progress BackfillProgress) (BackfillResult, error) {
+	const op = "kb.Backfill"
+	res := BackfillResult{Model: e.Info()}
+	lock, err := fsutil.TryLock(filepath.Join(s.dir, "backfill.lock"))
+	if err != nil {
+		var le *fsutil.LockedError
+		if errors.As(err, &le) {
+			return res, errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process is already embedding this knowledge base"),
+				"it continues in the background; search uses each vector as soon as it is stored")
+		}
+		return res, errs.Wrap(errs.Internal, op, err)
+	}
+	defer lock.Release()
+	models, err := s.UseModel(ctx, res.Model)
+	if err != nil {
+		return res, err
+	}
+	fill := models.fillModel()
+	if !sameModel(fill, res.Model) {
+		return res, errs.New(errs.Internal, op, "store fills %s, embedder is %s", fill.ID, res.Model.ID)
+	}
+	for {
+		n, err := backfillPass(ctx, s, e, &res, progress)
+		if err != nil {
+			return res, err
+		}
+		if models.Target.IsZero() {
+			return res, nil
+		}
+		swapped, err := s.FinishSwitch(ctx, fill)
+		if err != nil {
+			return res, err
+		}
+		if swapped || n == 0 {
+			res.Swapped = swapped
+			return res, nil
+		}
+		// Chunks arrived after the pass looked: one more pass picks them up.
+	}
+}
+
+// backfillPass embeds what is pending now, in id order.
+func backfillPass(ctx context.Context, s *Store, e Embedder, res *BackfillResult, progress BackfillProgress) (int, error) {
+	const op = "kb.Backfill"
+	m := res.Model
+	pending, _, err := s.PendingCount(ctx, m.ID)
+	if err != nil {
+		return 0, err
+	}
+	total := res.Embedded + pending
+	if progress != nil {
+		progress(res.Embedded, total)
+	}
+	var after int64
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, errs.Wrap(errs.Cancelled, op, err)
+		}
+		batch, err := s.PendingChunks(ctx, m.ID, after, BackfillBatch)
+		if err != nil || len(batch) == 0 {
+			return n, err
+		}
+		texts := make([]string, len(batch))
+		ids := make([]int64, len(batch))
+		for i, p := range batch {
+			texts[i], ids[i] = p.EmbedText, p.ID
+		}
+		vecs, err := e.EmbedDocuments(ctx, texts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return n, errs.Wrap(errs.Cancelled, op, ctx.Err())
+			}
+			return n, errs.Wrap(errs.RAG, op, err)
+		}
+		if _, err := s.PutVectors(ctx, m, ids, vecs); err != nil {
+			return n, err
+		}
+		after = ids[len(ids)-1]
+		n += len(batch)
+		res.Embedded += len(batch)
+		total = max(total, res.Embedded)
+		if progress != nil {
+			progress(res.Embedded, total)
+		}
+	}
+}

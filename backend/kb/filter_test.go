@@ -1,0 +1,92 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The in-memory pool (what ranking is confined to) must be exactly the SQL
+// predicate's pool (what listing, deletion and the privacy rules use).
+// Generated rows and filters over a small value space make collisions,
+// empty values and near-misses (tag "remote" vs "remote-first") common.
+func TestInMemoryFilterEqualsSQLFilter(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	pick := func(vals ...string) string { return vals[r.IntN(len(vals))] }
+	var chunks []Chunk
+	for i := range 300 {
+		c := note(pick("a.md", "b.md", "private/c.md"), fmt.Sprintf("text %d", i), pick(Public, Private), nil)
+		c.Meta.DocType = pick(DocNote, DocChat, DocDigest)
+		c.Meta.FilePath = pick("", "a.md", "x/y.md")
+		c.Meta.AnnotationKind = pick("", "highlight", "comment")
+		c.Meta.Category, c.Meta.Status, c.Meta.Entity = pick("", "job"), pick("", "applied", "rejected"), pick("", "Acme", "acme")
+		c.Meta.Tags = EncodeTags([]string{pick("", "remote", "remote-first"), pick("", "ml")})
+		if r.IntN(2) == 0 {
+			c.Meta.Extra = map[string]string{"x_venue": pick("NeurIPS", "ICML"), "x_" + pick("a", "b"): "1"}
+		}
+		chunks = append(chunks, c)
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	ix := s.Index()
+	if err := ix.Sync(ctx, s, ModelInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		f := Filter{}
+		if r.IntN(2) == 0 {
+			f.Visibility = []string{pick(Public, Private)}
+		}
+		if r.IntN(2) == 0 {
+			f.DocTypes = []string{pick(DocNote, DocChat), pick(DocDigest, DocPaper)}
+		}
+		if r.IntN(3) == 0 {
+			f.AnnotationKind = pick("highlight", "comment")
+		}
+		if r.IntN(3) == 0 {
+			f.Category, f.Status, f.Entity = pick("", "job"), pick("", "applied"), pick("", "Acme")
+		}
+		if r.IntN(3) == 0 {
+			f.Source, f.FilePath = pick("", "a.md", "private/c.md"), pick("", "a.md", "x/y.md")
+		}
+		if r.IntN(3) == 0 {
+			f.Tags = []string{pick("remote", " remote ", "ml", "remote-first")}
+		}
+		if r.IntN(3) == 0 {
+			f.Fields = map[string]string{"x_venue": pick("NeurIPS", "ICML"), "x_a": pick("1", "2")}
+		}
+		where, args, err := f.where()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.db.Query(`SELECT c.id FROM chunks c WHERE `+where+` ORDER BY c.id`, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int64
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			want = append(want, id)
+		}
+		rows.Close()
+		ix.mu.RLock()
+		p := ix.poolOf(f)
+		var got []int64
+		for row := range ix.rows {
+			if p.rows.has(int32(row)) {
+				got = append(got, ix.rows[row].id)
+			}
+		}
+		ix.mu.RUnlock()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("filter %d %+v: memory %v, SQL %v", i, f, got, want)
+		}
+	}
+}
