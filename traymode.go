@@ -49,6 +49,11 @@ func runTray(cfg *config.Config) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// The live vault watcher and the embedding backfill run beside the
+	// scheduler for as long as the tray lives.
+	bg := &daemon.Background{Svc: svc, Watch: true}
+	bg.Start()
+	go bg.Run(ctx)
 	c := &tray.Controller{Scheduler: sched, Disabled: sched.Disabled, Log: slog.Logf, Open: openWindow}
 	if err := c.Run(ctx, trayIcon); err != nil {
 		slog.Logf("tray stopped: %v", err)

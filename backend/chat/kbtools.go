@@ -239,18 +239,29 @@ func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (str
 	}
 	l := LedgerFrom(ctx)
 	l.AddWithheld(res.Withheld)
+	mode := searchModeNote(res.Mode)
 	if len(res.Hits) == 0 {
-		return "No matches in the knowledge base for: " + q, "search: no matches", nil
+		return "No matches in the knowledge base for: " + q + "\n" + mode, "search: no matches", nil
 	}
 	chunks := make([]kb.Chunk, len(res.Hits))
 	for i, h := range res.Hits {
 		chunks[i] = h.Chunk
 	}
-	text := renderChunks(l, fmt.Sprintf("%d results for %q:", len(chunks), q), chunks)
+	text := renderChunks(l, fmt.Sprintf("%d results for %q (%s):", len(chunks), q, mode), chunks)
 	if res.Withheld > 0 {
 		text += "\n" + kb.PrivateCaveat
 	}
 	return text, fmt.Sprintf("searched %q: %d results", q, len(chunks)), nil
+}
+
+// searchModeNote tells the model how the search ran, so it can rephrase:
+// a keyword search finds the words of the query and their inflections,
+// not synonyms.
+func searchModeNote(m kb.Mode) string {
+	if !m.Dense {
+		return "search mode: " + m.Kind() + "; it matches the query's words and their inflections, not synonyms: if a search misses, try the words a note would use"
+	}
+	return "search mode: " + m.Kind()
 }
 
 // DocFilter names one document: a vault note by path, anything else by source.

@@ -35,6 +35,9 @@ type Services struct {
 	Getenv func(string) string
 	Log    func(format string, args ...any)
 	Settle time.Duration // inbox settle wait; 0 means InboxSettle
+	// Indexed is told when a job stored chunks (their vectors are pending):
+	// the Background's Kick, so the backfill embeds them.
+	Indexed func()
 
 	mu  gosync.Mutex
 	eng *engine.Engine
@@ -100,7 +103,14 @@ func (s *Services) RefreshVault(ctx context.Context) error {
 	if err == nil {
 		s.logf("vault_refresh: %d added, %d updated, %d deleted, %d reclassified", res.Added, res.Updated, res.Deleted, res.Reclassified)
 	}
+	s.indexed()
 	return err
+}
+
+func (s *Services) indexed() {
+	if s.Indexed != nil {
+		s.Indexed()
+	}
 }
 
 // ScanInbox ingests new and changed PDFs from the watch folder.
@@ -119,6 +129,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Opts: s.ingestOptions(model),
 		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
 	res, err := in.Scan(ctx)
+	s.indexed()
 	if err != nil {
 		return err
 	}
@@ -197,6 +208,7 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 	}
 	fmt.Fprintf(out, "running the digest with %s\n", name)
 	s.logf("digest: scoring with %s", name)
+	defer s.indexed()
 	return pl.Run(ctx)
 }
 

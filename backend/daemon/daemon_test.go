@@ -97,3 +97,62 @@ func TestInboxInsideAPrivateFolderIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The background of a long-running process: a note saved in the vault is
+// found by keyword with no model; installing the model (files appearing in
+// the configured folder) and a kick start the backfill, after which search
+// is hybrid.
+func TestBackgroundWatchesTheVaultAndBackfillsWhenAModelArrives(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Vault.Path = t.TempDir()
+	modelDir := filepath.Join(t.TempDir(), "bow")
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = modelDir, ""
+	svc := &Services{Cfg: cfg, Log: t.Logf}
+	defer svc.Close()
+	finished := make(chan kb.BackfillResult, 4)
+	bg := &Background{Svc: svc, Watch: true, Finished: func(r kb.BackfillResult, err error) {
+		if err != nil {
+			t.Errorf("backfill: %v", err)
+		}
+		finished <- r
+	}}
+	bg.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { bg.Run(ctx); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+
+	os.WriteFile(filepath.Join(cfg.Vault.Path, "kettle.md"), []byte("# Kettle\nDescale the kettle monthly."), 0o644)
+	e, _ := svc.Engine()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		res, err := e.Searcher.Search(context.Background(), "kettles", 5, kb.Filter{})
+		if err == nil && len(res.Hits) == 1 {
+			if res.Mode.Dense {
+				t.Fatalf("dense without a model: %+v", res.Mode)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("note not found by keyword within 2 s: %+v %v", res, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := embedtest.WriteEmbedder(modelDir, embedtest.Words("descale the kettle monthly")); err != nil {
+		t.Fatal(err)
+	}
+	bg.Kick()
+	select {
+	case r := <-finished:
+		if r.Embedded != 1 {
+			t.Fatalf("backfill embedded %d", r.Embedded)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("installing the model did not start the backfill")
+	}
+	res, err := e.Searcher.Search(context.Background(), "kettle", 5, kb.Filter{})
+	if err != nil || !res.Mode.Dense || res.Mode.Vectors != 1 {
+		t.Fatalf("after the backfill: %+v %v", res.Mode, err)
+	}
+}

@@ -93,7 +93,9 @@ type Mode struct {
 	Pool    int    // chunks in the pool
 }
 
-func (m Mode) String() string {
+// Kind names the stages that ran, without counts ("keyword",
+// "hybrid (keyword + dense) + rerank", ...).
+func (m Mode) Kind() string {
 	s := "keyword"
 	switch {
 	case m.Dense && m.Keyword:
@@ -104,6 +106,11 @@ func (m Mode) String() string {
 	if m.Rerank {
 		s += " + rerank"
 	}
+	return s
+}
+
+func (m Mode) String() string {
+	s := m.Kind()
 	if m.Dense && m.Vectors < m.Pool {
 		s += fmt.Sprintf("; dense covers %d of %d chunks while embedding catches up", m.Vectors, m.Pool)
 	}

@@ -72,7 +72,7 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 		}
 		seen[rel] = true
 		if err := r.one(ctx, rel, states, &res); err != nil {
-			if errs.Is(err, errs.Cancelled) || errs.Is(err, errs.RAG) {
+			if stopsRefresh(err) {
 				return res, err
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", rel, err))
@@ -92,6 +92,12 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 		res.Deleted++
 	}
 	return res, nil
+}
+
+// stopsRefresh tells store-wide failures (cancelled, the store broken or
+// busy) from one note's problem, which is a warning and the refresh goes on.
+func stopsRefresh(err error) bool {
+	return errs.Is(err, errs.Cancelled) || errs.Is(err, errs.RAG) || errs.Is(err, errs.Conflict)
 }
 
 func noteFilter(rel string) *kb.Filter {
@@ -277,20 +283,40 @@ func BuildNote(n Note, size, overlap int) ([]kb.Chunk, []string) {
 // link out of the vault is removed from the index if it was there. The
 // live watcher calls it for every path an editor touched.
 func (r *Refresher) RefreshFile(ctx context.Context, p string) (Result, error) {
+	return r.RefreshFiles(ctx, []string{p})
+}
+
+// RefreshFiles is RefreshFile for several paths, reading the index's note
+// states once. A path outside the vault is refused; a failure on one note
+// is a warning and the others go on, like a full refresh.
+func (r *Refresher) RefreshFiles(ctx context.Context, paths []string) (Result, error) {
 	const op = "vault.RefreshFile"
 	var res Result
-	rel := p
-	if filepath.IsAbs(p) {
-		var err error
-		if rel, err = filepath.Rel(r.Root, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return res, errs.New(errs.Invalid, op, "%s is not inside the vault %s", p, r.Root)
-		}
-	}
-	rel = filepath.ToSlash(filepath.Clean(rel))
 	states, err := r.Store.NoteStates(ctx)
 	if err != nil {
 		return res, err
 	}
+	for _, p := range paths {
+		rel := p
+		if filepath.IsAbs(p) {
+			var err error
+			if rel, err = filepath.Rel(r.Root, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return res, errs.New(errs.Invalid, op, "%s is not inside the vault %s", p, r.Root)
+			}
+		}
+		rel = filepath.ToSlash(filepath.Clean(rel))
+		if err := r.syncPath(ctx, rel, states, &res); err != nil {
+			if stopsRefresh(err) {
+				return res, err
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v", rel, err))
+		}
+	}
+	return res, nil
+}
+
+// syncPath brings one vault-relative path in line with the disk.
+func (r *Refresher) syncPath(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
 	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
 	keep := IsNoteName(path.Base(rel)) && !Excluded(r.Exclude, rel) && !hiddenPath(rel)
 	if keep {
@@ -306,13 +332,14 @@ func (r *Refresher) RefreshFile(ctx context.Context, p string) (Result, error) {
 	if !keep {
 		if _, known := states[rel]; known {
 			if err := r.Store.CommitReplacing(nil, noteFilter(rel)); err != nil {
-				return res, err
+				return err
 			}
+			delete(states, rel)
 			res.Deleted++
 		}
-		return res, nil
+		return nil
 	}
-	return res, r.one(ctx, rel, states, &res)
+	return r.one(ctx, rel, states, res)
 }
 
 // hiddenPath reports whether any component of a slash path is hidden

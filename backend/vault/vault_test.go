@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
@@ -178,5 +179,48 @@ func TestInPrivateFolderFollowsLinks(t *testing.T) {
 	}
 	if InPrivateFolder("", outside, []string{"private"}) {
 		t.Error("no vault, no private folder")
+	}
+}
+
+func TestExcludedFoldersAndLinksOutOfTheVaultAreNotIndexed(t *testing.T) {
+	r, _, root := setup(t)
+	r.Embed = nil // stored with pending vectors: this test is about which files
+	ctx := context.Background()
+	write(t, root, "notes/keep.md", "# Keep\nlandlord letter")
+	write(t, root, "templates/daily.md", "# Daily template\nlandlord placeholder")
+	write(t, root, "archive/2019/old.md", "# Old\nlandlord archive")
+	write(t, root, "notes/attachments/readme.md", "# Attachments\nlandlord files")
+	secret := filepath.Join(t.TempDir(), "passwd")
+	os.WriteFile(secret, []byte("root:x:0:0 landlord"), 0o644)
+	os.Symlink(secret, filepath.Join(root, "notes", "x.md"))
+	r.Exclude = []string{"templates", "archive/*", "*/attachments"}
+	res, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "notes/x.md: links outside the vault") {
+		t.Fatalf("refresh = %+v", res)
+	}
+	hits, _ := r.Store.BM25(ctx, "landlord", kb.Filter{}, 10)
+	if len(hits) != 1 || hits[0].Chunk.Meta.FilePath != "notes/keep.md" {
+		t.Fatalf("hits %+v", hits)
+	}
+	// Excluding a folder later removes what was indexed from it.
+	r.Exclude = nil
+	if res, _ := r.Refresh(ctx); res.Added != 3 {
+		t.Fatalf("unexcluded: %+v", res)
+	}
+	r.Exclude = []string{"templates"}
+	if res, _ := r.Refresh(ctx); res.Deleted != 1 {
+		t.Fatalf("re-excluded: %+v", res)
+	}
+	// One path at a time, as the watcher does: gone, excluded and
+	// out-of-vault paths leave the index; a path outside the vault is refused.
+	os.Remove(filepath.Join(root, "archive/2019/old.md"))
+	if res, err := r.RefreshFiles(ctx, []string{"archive/2019/old.md", "templates/daily.md", "notes/x.md", "notes/keep.md"}); err != nil || res.Deleted != 1 || res.Added != 0 {
+		t.Fatalf("refresh files: %+v %v", res, err)
+	}
+	if _, err := r.RefreshFile(ctx, secret); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("outside path: %v", err)
 	}
 }

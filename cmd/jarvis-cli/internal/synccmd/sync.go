@@ -30,7 +30,7 @@ const logName = daemon.LogName
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sync",
-		Short: "Run the sync scheduler in the foreground (vault, PDF inbox, digest, draft retention)",
+		Short: "Run the sync scheduler in the foreground (live vault watch, embeddings, PDF inbox, digest, draft retention)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, err := load()
@@ -54,6 +54,9 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			bg := &daemon.Background{Svc: svc, Watch: true} // live vault watch and embedding backfill
+			bg.Start()
+			go bg.Run(ctx)
 			return s.Loop(ctx)
 		},
 	}

@@ -1,0 +1,121 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+	"github.com/jarvis-kb/jarvis/backend/vaultwatch"
+)
+
+// BackfillEvery is how often the backfill looks for work when nothing
+// kicked it (a model installed by another process, chunks added by
+// jarvis-cli).
+const BackfillEvery = 5 * time.Minute
+
+// Background is the live work of a long-running process (the tray, the
+// window): the vault watcher and the embedding backfill. Both are safe to
+// run in several processes at once: the store serialises writes, and one
+// process at a time backfills (another's attempt returns at once).
+type Background struct {
+	Svc *Services
+	// Watch switches the live vault watcher on.
+	Watch bool
+	// Progress reports backfill progress (the window shows it as an
+	// operation); Changed is told when the watcher changed the index.
+	Progress func(done, total int)
+	Changed  func(vault.Result)
+	Finished func(kb.BackfillResult, error)
+
+	kick chan struct{}
+}
+
+// Kick asks the backfill to look for pending chunks now.
+func (b *Background) Kick() {
+	select {
+	case b.kick <- struct{}{}:
+	default: // a kick is already waiting
+	}
+}
+
+// Start prepares the kick channel and hooks the scheduler's jobs to it;
+// call it before the scheduler starts, then Run.
+func (b *Background) Start() {
+	b.kick = make(chan struct{}, 1)
+	b.Svc.Indexed = b.Kick
+}
+
+// Run runs until ctx ends (Start first).
+func (b *Background) Run(ctx context.Context) {
+	done := make(chan struct{})
+	if b.Watch {
+		go func() {
+			defer close(done)
+			b.watch(ctx)
+		}()
+	} else {
+		close(done)
+	}
+	b.backfill(ctx)
+	<-done
+}
+
+func (b *Background) watch(ctx context.Context) {
+	e, err := b.Svc.Engine()
+	if err != nil {
+		b.Svc.logf("vault watch: %v", err)
+		return
+	}
+	w := &vaultwatch.Watcher{Refresher: e.Refresher(), Log: b.Svc.logf, OnChange: func(res vault.Result) {
+		b.Svc.logf("vault watch: %d added, %d updated, %d deleted", res.Added, res.Updated, res.Deleted)
+		if b.Changed != nil {
+			b.Changed(res)
+		}
+		b.Kick()
+	}}
+	_ = w.Run(ctx) // returns only when ctx ends; it logs what went wrong on the way
+}
+
+// backfill embeds pending chunks whenever kicked, and every BackfillEvery.
+// Models are reloaded first, so one installed meanwhile is picked up
+// without a restart.
+func (b *Background) backfill(ctx context.Context) {
+	for {
+		b.backfillOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.kick:
+		case <-time.After(BackfillEvery):
+		}
+	}
+}
+
+func (b *Background) backfillOnce(ctx context.Context) {
+	e, err := b.Svc.Engine()
+	if err != nil {
+		b.Svc.logf("embeddings: %v", err)
+		return
+	}
+	if err := e.LoadModels(ctx); err != nil {
+		b.Svc.logf("embeddings: %v", err)
+		return
+	}
+	if e.Embedder() == nil {
+		return // keyword only until a model is installed
+	}
+	res, err := e.Backfill(ctx, b.Progress)
+	switch {
+	case errs.Is(err, errs.Conflict):
+		return // another process is embedding; it picks up everything pending
+	case err != nil && ctx.Err() == nil:
+		b.Svc.logf("embeddings: %v", err)
+	case res.Embedded > 0:
+		b.Svc.logf("embeddings: %d chunks embedded with %s", res.Embedded, res.Model.ID)
+	}
+	if b.Finished != nil && (res.Embedded > 0 || err != nil) {
+		b.Finished(res, err)
+	}
+}
