@@ -41,9 +41,10 @@ type Options struct {
 	Arxiv  *digest.Arxiv // nil: the real arXiv API
 }
 
-// New builds the agent. A knowledge base that cannot be opened (models not
-// installed) is not fatal: the agent runs with the drafts tools and
-// EngineErr says why.
+// New builds the agent. The knowledge base opens with whatever models are
+// installed (keyword search without them); a store that cannot be opened
+// is not fatal either: the agent runs with the drafts tools and EngineErr
+// says why.
 func New(cfg *config.Config, o Options) (*Agent, error) {
 	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
 	if err != nil {
@@ -59,6 +60,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	provider := ProviderFactory(cfg, o.Getenv)
 	a.Provider = provider
 	var history *chat.HistoryIndexer
+	var offline func(context.Context, *chat.Session, string, *chat.Ledger, string) (string, error)
 	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
 		eng := a.Engine
 		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder()}
@@ -66,6 +68,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
 			NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
 		maps.Copy(tools, chat.KBTools(k))
+		offline = k.OfflineAnswer // no model reachable: the best passages, cited
 		arxiv := o.Arxiv
 		if arxiv == nil {
 			arxiv = digest.NewArxiv()
@@ -92,6 +95,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		CompactAfter: cfg.Chat.CompactAfterTokens,
 		CompactKeep:  cfg.Chat.CompactKeepExchanges,
 		History:      history,
+		Offline:      offline,
 	}
 	return a, nil
 }

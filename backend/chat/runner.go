@@ -51,6 +51,9 @@ type Runner struct {
 	CompactAfter, CompactKeep int
 	// History indexes finished exchanges for search_chat_history (nil: off).
 	History *HistoryIndexer
+	// Offline answers a question by search alone when the model cannot be
+	// reached (nil: the turn fails with the reason instead).
+	Offline func(ctx context.Context, s *Session, question string, l *Ledger, reason string) (string, error)
 
 	mu    gosync.Mutex
 	turns map[string]*turn
@@ -70,17 +73,22 @@ type turn struct {
 	emit       func(Event)
 	id         string
 
-	sendMu gosync.Mutex // the worker and Stop both emit; seq stays ordered
-	seq    int
-	tools  []string // tool summaries, kept with the reply for the UI
+	sendMu   gosync.Mutex // the worker and Stop both emit; seq stays ordered
+	seq      int
+	tools    []string // tool summaries, kept with the reply for the UI
+	streamed bool     // reply text reached the user: the model was there
+	offline  bool     // answered by search alone
 }
 
 func (t *turn) send(kind, text string, data any) {
 	t.sendMu.Lock()
 	defer t.sendMu.Unlock()
 	t.seq++
-	if kind == EventTool {
+	switch kind {
+	case EventTool:
 		t.tools = append(t.tools, text)
+	case EventDelta:
+		t.streamed = true
 	}
 	if t.emit != nil {
 		t.emit(Event{SessionID: t.id, Seq: t.seq, Kind: kind, Text: text, Data: data})
@@ -121,9 +129,9 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 	if err := s.CheckResume(s.ModelSpec()); err != nil {
 		return nil, err
 	}
-	provider, err := r.Provider(s.ModelSpec())
-	if err != nil {
-		return nil, err
+	provider, providerErr := r.Provider(s.ModelSpec())
+	if providerErr != nil && (r.Offline == nil || errs.Is(providerErr, errs.Privacy)) {
+		return nil, providerErr
 	}
 	system, err := r.System(s)
 	if err != nil {
@@ -151,6 +159,10 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 	go func() {
 		defer close(t.done)
 		defer cancel()
+		if provider == nil { // no model to ask: straight to the search-only answer
+			r.finish(t, s, message, r.answerOffline(ctx, t, s, message, providerErr))
+			return
+		}
 		if compactCut(prior, starts, r.CompactAfter, r.CompactKeep) >= 0 {
 			// A second model call before the turn's own: say so, or the pause
 			// looks like a hang. Stopping here leaves the session uncompacted.
@@ -158,7 +170,7 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 			msgs, st, err := Compact(ctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
 			switch {
 			case errs.Is(err, errs.Cancelled):
-				r.finish(t, s, message, llm.TurnResult{}, err, provider.PopUsage(), "")
+				r.finish(t, s, message, outcome{err: err, usage: provider.PopUsage()})
 				return
 			case err != nil:
 				t.send(EventStatus, "compaction failed; continuing with the full history: "+r.redact(err.Error()), nil)
@@ -178,13 +190,48 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 		if or, ok := provider.(*llm.OpenRouter); ok {
 			served = or.ServedModel
 		}
-		r.finish(t, s, message, res, err, provider.PopUsage(), served)
+		out := outcome{res: res, err: err, usage: provider.PopUsage(), served: served}
+		t.sendMu.Lock()
+		eligible := offlineEligible(err, t.streamed, len(t.tools))
+		t.sendMu.Unlock()
+		if eligible && r.Offline != nil {
+			off := r.answerOffline(ctx, t, s, message, err)
+			off.usage = out.usage
+			out = off
+		}
+		r.finish(t, s, message, out)
 	}()
 	return t.done, nil
 }
 
+// outcome is what a turn's worker hands to finish.
+type outcome struct {
+	res    llm.TurnResult
+	err    error
+	usage  *llm.Usage
+	served string
+}
+
+// answerOffline turns a failure to reach the model into a search-only
+// answer (or keeps the failure when even that is not possible).
+func (r *Runner) answerOffline(ctx context.Context, t *turn, s *Session, message string, reason error) outcome {
+	if r.Offline == nil || ctx.Err() != nil {
+		return outcome{err: reason}
+	}
+	t.send(EventStatus, "no language model answered; searching your notes and papers instead", nil)
+	reply, err := r.Offline(ctx, s, message, t.ledger, r.redact(reason.Error()))
+	if err != nil {
+		return outcome{err: reason}
+	}
+	t.sendMu.Lock()
+	t.offline = true
+	t.sendMu.Unlock()
+	return outcome{res: llm.TurnResult{Reply: reply, Messages: []llm.Message{llm.Text(llm.RoleAssistant, reply)}}}
+}
+
 // finish commits or rolls back under the turn's commit lock.
-func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult, err error, usage *llm.Usage, served string) {
+func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
+	res, err, usage, served := o.res, o.err, o.usage, o.served
 	defer func() {
 		r.mu.Lock()
 		delete(r.turns, s.ID)
@@ -223,7 +270,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		t.sendMu.Unlock()
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
 			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, At: now})
-		if r.History != nil {
+		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
 				t.send(EventStatus, "this exchange was not indexed for later search: "+r.redact(herr.Error()), nil)
@@ -232,7 +279,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
-		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private})
+		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private, "offline": t.offline})
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.

@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -63,14 +64,34 @@ func TestAskRunsATurnWithToolsAndSavesTheSession(t *testing.T) {
 	}
 }
 
-func TestAskReportsUnreachableProvider(t *testing.T) {
+// With the model unreachable, ask still answers from the knowledge base:
+// labelled search results with their sources, and the reason on stderr.
+func TestAskWithTheModelUnreachableAnswersBySearch(t *testing.T) {
 	t.Setenv("JARVIS_HOME", t.TempDir())
 	cfg, _ := config.Load()
 	cfg.Chat.OllamaURL = "http://127.0.0.1:1"
-	io, _, _, _ := iostreams.Test()
-	err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{}, "hello")
-	if err == nil || !strings.Contains(err.Error(), "⚠️") {
-		t.Fatalf("err = %v", err)
+	cfg.Vault.Path = t.TempDir()
+	os.WriteFile(filepath.Join(cfg.Vault.Path, "lease.md"), []byte("# Lease\nThe landlord returns the deposit within 30 days."), 0o644)
+	eng, err := engine.Open(cfg) // indexed by keyword, as the tray would have done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Refresher().Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	io, _, out, errb := iostreams.Test()
+	err = Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{}, "when does the landlord return the deposit?")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	for _, want := range []string{chat.OfflineLabel, "127.0.0.1:1", "within 30 days", "Sources:", "lease.md"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errb.String(), "no language model answered") {
+		t.Fatalf("stderr:\n%s", errb)
 	}
 }
 

@@ -1,0 +1,85 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// OfflineLabel heads an answer made without a language model, so nobody
+// mistakes ranked passages for a written answer.
+const OfflineLabel = "Search results — no language model connected"
+
+// offlinePassage is how much of each passage an offline answer quotes.
+const offlinePassage = 480
+
+// OfflineAnswer answers a question from the knowledge base alone: the best
+// matching passages, each with its citation, under OfflineLabel and the
+// reason no model answered. It follows the session's privacy rule (a
+// session on a cloud model is shown public passages only: its transcript
+// may reach that model later) and records what it showed in the turn's
+// ledger, so the citations open like any other.
+func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *Ledger, reason string) (string, error) {
+	res, err := k.Searcher.SearchWithPrivacyCheck(ctx, question, max(k.NResults, 5), kb.Filter{}, cloudSession(s))
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s.** %s\n\n", OfflineLabel, offlineReason(reason))
+	switch {
+	case errs.Is(err, errs.Privacy):
+		b.WriteString("Only private notes match this question, and this session uses a cloud model, so they are not shown here. Start a session with a local model to see them.")
+		return b.String(), nil
+	case err != nil:
+		return "", err
+	case len(res.Hits) == 0:
+		b.WriteString("Nothing in your notes and papers matches this question.")
+		return b.String(), nil
+	}
+	for i, h := range res.Hits {
+		m := h.Chunk.Meta
+		title := m.Title
+		if title == "" {
+			title = citeName(m)
+		}
+		fmt.Fprintf(&b, "%d. **%s**", i+1, title)
+		if m.Section != "" && m.Section != title {
+			fmt.Fprintf(&b, " — %s", m.Section)
+		}
+		fmt.Fprintf(&b, " %s\n", citeLabel(m))
+		text := strings.Join(strings.Fields(h.Chunk.Content), " ")
+		if r := []rune(text); len(r) > offlinePassage {
+			text = string(r[:offlinePassage]) + "…"
+		}
+		fmt.Fprintf(&b, "   > %s\n\n", text)
+		if m.Visibility == kb.Private {
+			l.MarkPrivate()
+		}
+		l.Add(citationOf(h.Chunk))
+	}
+	if res.Withheld > 0 {
+		b.WriteString(WithheldNote(res.Withheld) + "\n\n")
+	}
+	fmt.Fprintf(&b, "_Found by %s search._", res.Mode.Kind())
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// offlineReason is the one sentence saying why no model answered, with the
+// fix when the error carries one (already redacted by the runner).
+func offlineReason(reason string) string {
+	msg := "The chat model could not be reached"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return strings.TrimSuffix(msg, ".") + "."
+}
+
+// offlineEligible says whether a failed turn should be answered by search:
+// the model was never reached (nothing streamed, no tool ran) and the user
+// did not stop it, and the failure is not a privacy refusal.
+func offlineEligible(err error, streamed bool, tools int) bool {
+	if err == nil || streamed || tools > 0 {
+		return false
+	}
+	return !errs.Is(err, errs.Privacy) && !errs.Is(err, errs.Cancelled) && !errs.Is(err, errs.Conflict)
+}

@@ -1,0 +1,119 @@
+package chat
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+// refusedURL is a loopback address nothing listens on.
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+// With no model reachable, a question still gets the best passages with
+// their citations, labelled as search results; the citations are real.
+func TestNoModelGivesACitedSearchOnlyAnswer(t *testing.T) {
+	f := newKB(t)
+	url := refusedURL(t)
+	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
+	r := &Runner{Sessions: st, Tools: f.tools, System: func(*Session) (string, error) { return "sys", nil },
+		Provider: func(spec string) (llm.Provider, error) {
+			return &llm.Ollama{BaseURL: url, ModelID: "m", Client: http.DefaultClient}, nil // the real client, refused
+		},
+		Offline: f.kb.OfflineAnswer}
+	s := st.New(llm.Spec{Provider: "ollama", Model: "m"}, false)
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "how do I water tomatoes?", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	last := rec.events[len(rec.events)-1]
+	if last.Kind != EventReply {
+		t.Fatalf("events %s: %+v", rec.kinds(), last)
+	}
+	reply := last.Text
+	for _, want := range []string{OfflineLabel, "could not be reached", "connection refused", "[source: garden/tomatoes.md]", "_Found by hybrid (keyword + dense) + rerank search._"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply lacks %q:\n%s", want, reply)
+		}
+	}
+	data := last.Data.(map[string]any)
+	cits := data["citations"].([]Citation)
+	if data["offline"] != true || len(cits) == 0 || cits[0].FilePath != "garden/tomatoes.md" {
+		t.Fatalf("data %+v", data)
+	}
+	// The exchange is kept like any answer; the private plan that matched
+	// made the (local) session private.
+	if len(s.Display) != 2 || !strings.Contains(s.Display[1].Text, OfflineLabel) || !s.Private {
+		t.Fatalf("display %+v private %v", s.Display, s.Private)
+	}
+}
+
+// A cloud session without its key is answered from public notes only: the
+// transcript could reach the cloud model once the key is set.
+func TestSearchOnlyAnswerForACloudSessionShowsPublicNotesOnly(t *testing.T) {
+	f := newKB(t)
+	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
+	r := &Runner{Sessions: st, Tools: f.tools, System: func(*Session) (string, error) { return "sys", nil },
+		Provider: func(string) (llm.Provider, error) {
+			return nil, errs.WithHint(errs.New(errs.Invalid, "llm.MakeProvider", "no Anthropic API key"), "set ANTHROPIC_API_KEY")
+		},
+		Offline: f.kb.OfflineAnswer}
+	s := st.New(llm.Spec{Provider: "anthropic", Model: "claude"}, false)
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "tomato plants sun seedlings grant", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	reply := rec.events[len(rec.events)-1].Text
+	if !strings.Contains(reply, OfflineLabel) || !strings.Contains(reply, "no Anthropic API key") || !strings.Contains(reply, "tomatoes.md") {
+		t.Fatalf("reply:\n%s", reply)
+	}
+	if strings.Contains(reply, "plans.md") || strings.Contains(reply, "allotment") || s.Private {
+		t.Fatalf("private note in a cloud session's answer:\n%s", reply)
+	}
+	// Without the fallback the missing key is refused up front, as before.
+	r.Offline = nil
+	if _, err := r.Start(context.Background(), s, "again", rec.emit); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A model that answered (text streamed or a tool ran) and then failed is a
+// failed turn, not an offline one.
+func TestOfflineOnlyWhenTheModelWasNeverReached(t *testing.T) {
+	cases := []struct {
+		err      error
+		streamed bool
+		tools    int
+		want     bool
+	}{
+		{errs.New(errs.LLM, "ollama", "connection refused"), false, 0, true},
+		{errs.New(errs.LLM, "ollama", "connection reset"), true, 0, false},
+		{errs.New(errs.LLM, "ollama", "bad tool"), false, 1, false},
+		{errs.New(errs.Privacy, "kb", "only private"), false, 0, false},
+		{errs.New(errs.Cancelled, "chat", "stopped"), false, 0, false},
+		{nil, false, 0, false},
+	}
+	for i, c := range cases {
+		if got := offlineEligible(c.err, c.streamed, c.tools); got != c.want {
+			t.Errorf("case %d: %v", i, got)
+		}
+	}
+}
