@@ -12,8 +12,8 @@ import (
 type conversation interface {
 	// request sends the wire list (plus, when wrapUp is set, the wrap-up
 	// instruction and no tools), appends the assistant reply to the wire list
-	// and returns it in neutral form.
-	request(ctx context.Context, wrapUp bool) (Message, error)
+	// and returns it in neutral form with why the model stopped.
+	request(ctx context.Context, wrapUp bool) (Message, StopReason, error)
 	// addResults appends one round of tool results to the wire list.
 	addResults(results Message)
 }
@@ -31,14 +31,22 @@ func runTurn(ctx context.Context, op string, req TurnRequest, c conversation) (T
 		if err := ctx.Err(); err != nil {
 			return TurnResult{}, errs.Wrap(errs.Cancelled, op, err)
 		}
-		msg, err := c.request(ctx, false)
+		msg, stop, err := c.request(ctx, false)
 		if err != nil {
 			return TurnResult{}, err
 		}
-		tail = append(tail, msg)
 		calls := msg.ToolCalls()
-		if len(calls) == 0 {
-			return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: iter}, nil
+		if stop == StopPauseTurn && len(calls) == 0 {
+			// The server paused a long turn; the reply, sent back as it is,
+			// lets the model go on. One message for the user either way.
+			tail = appendContinued(tail, msg)
+			continue
+		}
+		tail = appendContinued(tail, msg)
+		if len(calls) == 0 || stop == StopLength || stop.Refused() || stop == StopError {
+			last := withoutToolCalls(tail[len(tail)-1])
+			tail[len(tail)-1] = last
+			return TurnResult{Messages: tail, Reply: last.PlainText(), Iterations: iter, Stop: finalStop(stop)}, nil
 		}
 		if req.Dispatch == nil {
 			return TurnResult{}, errs.New(errs.Internal, op, "the model called %s but no tools are wired", calls[0].Name)
@@ -62,13 +70,33 @@ func runTurn(ctx context.Context, op string, req TurnRequest, c conversation) (T
 	if err := ctx.Err(); err != nil {
 		return TurnResult{}, errs.Wrap(errs.Cancelled, op, err)
 	}
-	msg, err := c.request(ctx, true)
+	msg, stop, err := c.request(ctx, true)
 	if err != nil {
 		return TurnResult{}, err
 	}
 	msg = withoutToolCalls(msg) // tools were not offered; ignore any the model invents
 	tail = append(tail, msg)
-	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true}, nil
+	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true, Stop: finalStop(stop)}, nil
+}
+
+// appendContinued adds an assistant message to the tail, merged into the
+// previous one when that was paused (two assistant messages in a row are one
+// answer in two parts).
+func appendContinued(tail []Message, msg Message) []Message {
+	if n := len(tail); n > 0 && tail[n-1].Role == RoleAssistant {
+		tail[n-1].Content = append(tail[n-1].Content, msg.Content...)
+		return tail
+	}
+	return append(tail, msg)
+}
+
+// finalStop names how a finished answer ended: a tool_use stop whose calls
+// were dropped, or no reason at all, is a normal end.
+func finalStop(s StopReason) StopReason {
+	if s == "" || s == StopToolUse || s == StopPauseTurn {
+		return StopEnd
+	}
+	return s
 }
 
 func withoutToolCalls(m Message) Message {
