@@ -80,14 +80,21 @@ func runTurn(ctx context.Context, op string, req TurnRequest, c conversation) (T
 }
 
 // appendContinued adds an assistant message to the tail, merged into the
-// previous one when that was paused (two assistant messages in a row are one
-// answer in two parts).
+// previous one when that was paused: the model continues its own message,
+// so text that meets at the seam is one text, as it streamed.
 func appendContinued(tail []Message, msg Message) []Message {
-	if n := len(tail); n > 0 && tail[n-1].Role == RoleAssistant {
-		tail[n-1].Content = append(tail[n-1].Content, msg.Content...)
-		return tail
+	n := len(tail)
+	if n == 0 || tail[n-1].Role != RoleAssistant {
+		return append(tail, msg)
 	}
-	return append(tail, msg)
+	prev := &tail[n-1]
+	rest := msg.Content
+	if k := len(prev.Content); k > 0 && len(rest) > 0 && prev.Content[k-1].Type == BlockText && rest[0].Type == BlockText {
+		prev.Content[k-1].Text += rest[0].Text
+		rest = rest[1:]
+	}
+	prev.Content = append(prev.Content, rest...)
+	return tail
 }
 
 // finalStop names how a finished answer ended: a tool_use stop whose calls
