@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -108,5 +109,28 @@ func TestStatusLineAndTransportErrorsAreRedacted(t *testing.T) {
 	_, err := o.Complete(context.Background(), []Message{Text(RoleUser, "q")}, 10, 0)
 	if err == nil || wiretest.Leaks(err.Error(), key) || !strings.Contains(err.Error(), Redacted) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestStopCancelsARetryWait: a Stop during the wait a 529 asked for ends the
+// turn at once as cancelled, with no further request.
+func TestStopCancelsARetryWait(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("retry-after", "20")
+		w.WriteHeader(529)
+		io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	}))
+	defer srv.Close()
+	a := &Anthropic{BaseURL: srv.URL, APIKey: "k", ModelID: "m"}
+	var waiting atomic.Bool
+	assertStopsWithin200ms(t, func(ctx context.Context) error {
+		ctx = WithStatus(ctx, func(line string) { waiting.Store(strings.Contains(line, "Anthropic is overloaded — retrying in 20 s, 2 of 4")) })
+		_, err := a.AgenticTurn(ctx, TurnRequest{Messages: []Message{Text(RoleUser, "q")}})
+		return err
+	})
+	if !waiting.Load() || requests.Load() != 1 {
+		t.Fatalf("waiting %v, %d requests", waiting.Load(), requests.Load())
 	}
 }
