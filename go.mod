@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.11.0
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/gen2brain/go-fitz v1.24.15
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gomlx/gomlx v0.26.0
@@ -20,7 +21,6 @@ require (
 
 require (
 	github.com/bep/debounce v1.2.1 // indirect
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/daulet/tokenizers v1.24.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.8.4 // indirect
