@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.11.0
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/gen2brain/go-fitz v1.24.15
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gomlx/gomlx v0.26.0

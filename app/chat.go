@@ -141,13 +141,31 @@ func (c *Chat) Send(id, message string) error {
 	if err != nil {
 		return err
 	}
+	_, err = c.ag.Runner.Start(context.Background(), s, message, c.relay(id))
+	return err
+}
+
+// Continue asks the model to go on with the session's reply that was cut
+// off at the output limit; it runs as a turn like Send.
+func (c *Chat) Continue(id string) error {
+	s, err := c.session(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.ag.Runner.Continue(context.Background(), s, c.relay(id))
+	return err
+}
+
+// relay forwards a new turn's events to the window and keeps them for a
+// window that reopens mid-turn.
+func (c *Chat) relay(id string) func(chat.Event) {
 	c.mu.Lock()
 	if c.replay == nil {
 		c.replay = map[string][]chat.Event{}
 	}
 	c.replay[id] = nil
 	c.mu.Unlock()
-	_, err = c.ag.Runner.Start(context.Background(), s, message, func(e chat.Event) {
+	return func(e chat.Event) {
 		c.mu.Lock()
 		switch e.Kind {
 		case chat.EventReply, chat.EventError, chat.EventStopped:
@@ -157,8 +175,7 @@ func (c *Chat) Send(id, message string) error {
 		}
 		c.mu.Unlock()
 		c.emit(ChatEvent, e)
-	})
-	return err
+	}
 }
 
 // TurnInFlight is a running turn as a reopened window needs it: the

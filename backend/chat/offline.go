@@ -7,6 +7,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
 // OfflineLabel heads an answer made without a language model, so nobody
@@ -75,11 +76,10 @@ func offlineReason(reason string) string {
 }
 
 // offlineEligible says whether a failed turn should be answered by search:
-// the model was never reached (nothing streamed, no tool ran) and the user
-// did not stop it, and the failure is not a privacy refusal.
+// the model's service could not be reached at all (nothing streamed, no
+// tool ran). A service that answered with an error (a bad key, a routing
+// policy no endpoint meets) is shown as that error: the user has a setting
+// to fix, and a search result would hide it.
 func offlineEligible(err error, streamed bool, tools int) bool {
-	if err == nil || streamed || tools > 0 {
-		return false
-	}
-	return !errs.Is(err, errs.Privacy) && !errs.Is(err, errs.Cancelled) && !errs.Is(err, errs.Conflict)
+	return err != nil && !streamed && tools == 0 && llm.Unreachable(err)
 }

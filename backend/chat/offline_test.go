@@ -98,15 +98,21 @@ func TestSearchOnlyAnswerForACloudSessionShowsPublicNotesOnly(t *testing.T) {
 // A model that answered (text streamed or a tool ran) and then failed is a
 // failed turn, not an offline one.
 func TestOfflineOnlyWhenTheModelWasNeverReached(t *testing.T) {
+	// A real refused connection through the real client.
+	_, refused := (&llm.Ollama{BaseURL: refusedURL(t), ModelID: "m"}).AgenticTurn(context.Background(), llm.TurnRequest{Messages: []llm.Message{llm.Text(llm.RoleUser, "hi")}})
+	if !llm.Unreachable(refused) {
+		t.Fatalf("a refused connection is not unreachable: %v", refused)
+	}
 	cases := []struct {
 		err      error
 		streamed bool
 		tools    int
 		want     bool
 	}{
-		{errs.New(errs.LLM, "ollama", "connection refused"), false, 0, true},
-		{errs.New(errs.LLM, "ollama", "connection reset"), true, 0, false},
-		{errs.New(errs.LLM, "ollama", "bad tool"), false, 1, false},
+		{refused, false, 0, true},
+		{refused, true, 0, false},
+		{refused, false, 1, false},
+		{errs.New(errs.LLM, "openrouter", "No endpoints found matching your data policy"), false, 0, false},
 		{errs.New(errs.Privacy, "kb", "only private"), false, 0, false},
 		{errs.New(errs.Cancelled, "chat", "stopped"), false, 0, false},
 		{nil, false, 0, false},

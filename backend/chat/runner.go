@@ -123,6 +123,12 @@ func (r *Runner) Question(id string) string {
 // Start begins a turn and returns at once; events arrive through emit and a
 // channel closed when the turn's work has ended.
 func (r *Runner) Start(ctx context.Context, s *Session, message string, emit func(Event)) (<-chan struct{}, error) {
+	return r.start(ctx, s, message, nil, emit)
+}
+
+// start runs a turn whose ledger already holds cited evidence (a
+// continuation may cite what the cut-off part cited).
+func (r *Runner) start(ctx context.Context, s *Session, message string, cited []Citation, emit func(Event)) (<-chan struct{}, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, errs.New(errs.Invalid, "chat.Start", "empty message")
 	}
@@ -154,7 +160,9 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 	prior := append([]llm.Message(nil), s.Messages...)
 	starts := append([]int(nil), s.TurnStarts...)
 	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+	ledger.Add(cited...)
 	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
+	ctx = llm.WithStatus(ctx, func(line string) { t.send(EventStatus, r.redact(line), nil) })
 	t.ledger = ledger
 	go func() {
 		defer close(t.done)
@@ -248,6 +256,8 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 	}
 	now := time.Now().UTC()
 	switch {
+	case err == nil && res.Stop.Refused():
+		r.refused(t, s, message, res.Stop, now)
 	case err == nil:
 		if t.base != nil {
 			s.Messages, s.TurnStarts = t.base, t.baseStarts
@@ -268,8 +278,9 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		t.sendMu.Lock()
 		tools := append([]string(nil), t.tools...)
 		t.sendMu.Unlock()
+		stop, notice := stopLabel(res.Stop)
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
-			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, At: now})
+			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, At: now, Stop: stop, Notice: notice})
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
@@ -279,7 +290,8 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
-		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private, "offline": t.offline})
+		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
+			"stop": stop, "notice": notice, "offline": t.offline})
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.

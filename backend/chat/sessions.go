@@ -51,6 +51,11 @@ type DisplayItem struct {
 	Citations []Citation `json:"citations,omitempty"`
 	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
 	At        time.Time  `json:"at"`
+	// Stop and Notice label a reply that did not end normally: "length"
+	// (the text is partial, "cut off at the output limit") or a refusal
+	// (the text is a notice, not an answer). Empty for a normal answer.
+	Stop   string `json:"stop,omitempty"`
+	Notice string `json:"notice,omitempty"`
 }
 
 // Citation points at retrieved evidence.

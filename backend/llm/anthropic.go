@@ -90,9 +90,38 @@ type anthropicBlock struct {
 	Data      string // redacted_thinking
 }
 
-// stream performs one streamed Messages request and returns the assistant
-// message in neutral form plus the stop reason.
-func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicMessage, tools []Tool, maxTokens int) (Message, string, error) {
+// anthropicEvent is one Messages-API stream event, every field any event
+// type uses.
+type anthropicEvent struct {
+	Type         string          `json:"type"`
+	Index        int             `json:"index"`
+	ContentBlock json.RawMessage `json:"content_block"`
+	Delta        struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// anthropicStream folds one response's events into content blocks.
+type anthropicStream struct {
+	blocks   map[int]*anthropicBlock
+	order    []int
+	stop     string
+	streamed bool // text reached the listener: no retry may repeat it
+}
+
+// stream performs one streamed Messages request (retried while nothing has
+// streamed) and returns the assistant message in neutral form plus the stop
+// reason.
+func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicMessage, tools []Tool, maxTokens int) (Message, StopReason, error) {
 	const op = "anthropic.stream"
 	if maxTokens <= 0 {
 		maxTokens = a.MaxTokens
@@ -111,88 +140,119 @@ func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicM
 		}
 		body["tools"] = ts
 	}
-	client := a.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	headers := map[string]string{"x-api-key": a.APIKey, "anthropic-version": anthropicVersion}
-	resp, err := postStream(ctx, client, op, strings.TrimRight(a.BaseURL, "/")+"/v1/messages", headers, body, a.redact)
-	if err != nil {
-		return Message{}, "", err
-	}
-	defer resp.Body.Close()
-
-	blocks := map[int]*anthropicBlock{}
-	var order []int
-	stopReason := ""
-	err = readSSE(ctx, op, resp.Body, a.redact, func(event string, data []byte) (bool, error) {
-		var ev struct {
-			Type         string          `json:"type"`
-			Index        int             `json:"index"`
-			ContentBlock json.RawMessage `json:"content_block"`
-			Delta        struct {
-				Type        string `json:"type"`
-				Text        string `json:"text"`
-				PartialJSON string `json:"partial_json"`
-				Thinking    string `json:"thinking"`
-				Signature   string `json:"signature"`
-				StopReason  string `json:"stop_reason"`
-			} `json:"delta"`
-			Error struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			} `json:"error"`
+	w := &wireRequest{op: op, service: "Anthropic", url: strings.TrimRight(a.BaseURL, "/") + "/v1/messages",
+		headers: map[string]string{"x-api-key": a.APIKey, "anthropic-version": anthropicVersion},
+		body:    body, accept: "text/event-stream", redact: a.redact}
+	var st *anthropicStream
+	err := withRetries(ctx, op, w.service, func() error {
+		resp, err := w.post(ctx, a.Client)
+		if err != nil {
+			return err
 		}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			return false, errs.Wrapf(errs.LLM, op, err, "malformed event %q", event)
-		}
-		switch ev.Type {
-		case "content_block_start":
-			var cb struct {
-				Type, ID, Name, Text, Thinking, Signature, Data string
-			}
-			if err := json.Unmarshal(ev.ContentBlock, &cb); err != nil {
-				return false, errs.Wrap(errs.LLM, op, err)
-			}
-			b := &anthropicBlock{Type: cb.Type, ID: cb.ID, Name: cb.Name, Data: cb.Data}
-			b.Text.WriteString(cb.Text)
-			b.Thinking.WriteString(cb.Thinking)
-			b.Signature.WriteString(cb.Signature)
-			blocks[ev.Index] = b
-			order = append(order, ev.Index)
-		case "content_block_delta":
-			b := blocks[ev.Index]
-			if b == nil {
-				return false, errs.New(errs.LLM, op, "delta for unknown block %d", ev.Index)
-			}
-			switch ev.Delta.Type {
-			case "text_delta":
-				b.Text.WriteString(ev.Delta.Text)
-				streamText(ctx, ev.Delta.Text)
-			case "input_json_delta":
-				b.InputJSON.WriteString(ev.Delta.PartialJSON)
-			case "thinking_delta":
-				b.Thinking.WriteString(ev.Delta.Thinking)
-			case "signature_delta":
-				b.Signature.WriteString(ev.Delta.Signature)
-			}
-		case "message_delta":
-			if ev.Delta.StopReason != "" {
-				stopReason = ev.Delta.StopReason
-			}
-		case "message_stop":
-			return true, nil
-		case "error":
-			return false, errs.New(errs.LLM, op, "%s: %s", ev.Error.Type, a.redact(ev.Error.Message))
-		}
-		return false, nil
+		defer resp.Body.Close()
+		st = &anthropicStream{blocks: map[int]*anthropicBlock{}}
+		return w.readSSE(ctx, resp.Body, func(event string, data []byte) (bool, error) {
+			return st.event(ctx, w, event, data)
+		})
 	})
 	if err != nil {
 		return Message{}, "", err
 	}
+	stop := stopFromWire(st.stop)
+	msg, err := st.message(op, a.ModelID, stop)
+	return msg, stop, err
+}
+
+func (st *anthropicStream) event(ctx context.Context, w *wireRequest, event string, data []byte) (bool, error) {
+	var ev anthropicEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return false, errs.Wrapf(errs.LLM, w.op, err, "malformed event %q", event)
+	}
+	switch ev.Type {
+	case "content_block_start":
+		var cb struct {
+			Type, ID, Name, Text, Thinking, Signature, Data string
+		}
+		if err := json.Unmarshal(ev.ContentBlock, &cb); err != nil {
+			return false, errs.Wrap(errs.LLM, w.op, err)
+		}
+		b := &anthropicBlock{Type: cb.Type, ID: cb.ID, Name: cb.Name, Data: cb.Data}
+		if cb.Type == "text" && st.hasText() {
+			// The stored message joins text blocks with a newline; the
+			// stream must read the same.
+			streamText(ctx, "\n")
+		}
+		b.Text.WriteString(cb.Text)
+		b.Thinking.WriteString(cb.Thinking)
+		b.Signature.WriteString(cb.Signature)
+		st.blocks[ev.Index] = b
+		st.order = append(st.order, ev.Index)
+		if cb.Text != "" {
+			streamText(ctx, cb.Text)
+			st.streamed = true
+		}
+	case "content_block_delta":
+		b := st.blocks[ev.Index]
+		if b == nil {
+			return false, errs.New(errs.LLM, w.op, "delta for unknown block %d", ev.Index)
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			b.Text.WriteString(ev.Delta.Text)
+			streamText(ctx, ev.Delta.Text)
+			st.streamed = st.streamed || ev.Delta.Text != ""
+		case "input_json_delta":
+			b.InputJSON.WriteString(ev.Delta.PartialJSON)
+		case "thinking_delta":
+			b.Thinking.WriteString(ev.Delta.Thinking)
+		case "signature_delta":
+			b.Signature.WriteString(ev.Delta.Signature)
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			st.stop = ev.Delta.StopReason
+		}
+	case "message_stop":
+		return true, nil
+	case "error":
+		err := w.streamError(ev.Error.Type, ev.Error.Message)
+		if reason := anthropicTransient(ev.Error.Type); reason != "" && !st.streamed {
+			return false, &transientError{err: err, reason: reason}
+		}
+		return false, err
+	}
+	return false, nil
+}
+
+// anthropicTransient says which mid-stream error types are worth a retry.
+func anthropicTransient(errType string) string {
+	switch errType {
+	case "overloaded_error":
+		return "is overloaded"
+	case "rate_limit_error":
+		return "is rate-limiting requests"
+	case "api_error":
+		return "had a server error"
+	}
+	return ""
+}
+
+func (st *anthropicStream) hasText() bool {
+	for _, b := range st.blocks {
+		if b.Type == "text" && b.Text.Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// message converts the blocks to neutral form. A tool call cut off by the
+// output limit has incomplete arguments and is dropped: the partial text is
+// what the user gets.
+func (st *anthropicStream) message(op, model string, stop StopReason) (Message, error) {
 	msg := Message{Role: RoleAssistant}
-	for _, i := range order {
-		b := blocks[i]
+	for _, i := range st.order {
+		b := st.blocks[i]
 		switch b.Type {
 		case "text":
 			if t := b.Text.String(); t != "" {
@@ -202,19 +262,22 @@ func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicM
 			args := map[string]any{}
 			if s := b.InputJSON.String(); s != "" {
 				if err := json.Unmarshal([]byte(s), &args); err != nil {
-					return Message{}, "", errs.Wrapf(errs.LLM, op, err, "tool %s arguments are not valid JSON", b.Name)
+					if stop == StopLength {
+						continue
+					}
+					return Message{}, errs.Wrapf(errs.LLM, op, err, "tool %s arguments are not valid JSON", b.Name)
 				}
 			}
 			msg.Content = append(msg.Content, Block{Type: BlockToolCall, ID: b.ID, Name: b.Name, Arguments: args})
 		case "thinking":
-			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: a.ModelID,
+			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: model,
 				Data: rawJSON(map[string]any{"type": "thinking", "thinking": b.Thinking.String(), "signature": b.Signature.String()})})
 		case "redacted_thinking":
-			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: a.ModelID,
+			msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "anthropic", Model: model,
 				Data: rawJSON(map[string]any{"type": "redacted_thinking", "data": b.Data})})
 		}
 	}
-	return msg, stopReason, nil
+	return msg, nil
 }
 
 type anthropicConversation struct {
@@ -224,7 +287,7 @@ type anthropicConversation struct {
 	tools  []Tool
 }
 
-func (c *anthropicConversation) request(ctx context.Context, wrapUp bool) (Message, error) {
+func (c *anthropicConversation) request(ctx context.Context, wrapUp bool) (Message, StopReason, error) {
 	wire, tools := c.wire, c.tools
 	if wrapUp {
 		// The wrap-up text joins the last user message (tool results) so
@@ -234,12 +297,12 @@ func (c *anthropicConversation) request(ctx context.Context, wrapUp bool) (Messa
 		last.Content = append(append([]json.RawMessage(nil), last.Content...), rawJSON(map[string]any{"type": "text", "text": WrapUpPrompt}))
 		tools = nil
 	}
-	msg, _, err := c.a.stream(ctx, c.system, wire, tools, 0)
+	msg, stop, err := c.a.stream(ctx, c.system, wire, tools, 0)
 	if err != nil {
-		return Message{}, err
+		return Message{}, "", err
 	}
 	c.wire = append(c.wire, toAnthropic([]Message{msg}, c.a.ModelID)...)
-	return msg, nil
+	return msg, stop, nil
 }
 
 func (c *anthropicConversation) addResults(results Message) {

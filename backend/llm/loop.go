@@ -12,8 +12,8 @@ import (
 type conversation interface {
 	// request sends the wire list (plus, when wrapUp is set, the wrap-up
 	// instruction and no tools), appends the assistant reply to the wire list
-	// and returns it in neutral form.
-	request(ctx context.Context, wrapUp bool) (Message, error)
+	// and returns it in neutral form with why the model stopped.
+	request(ctx context.Context, wrapUp bool) (Message, StopReason, error)
 	// addResults appends one round of tool results to the wire list.
 	addResults(results Message)
 }
@@ -31,14 +31,22 @@ func runTurn(ctx context.Context, op string, req TurnRequest, c conversation) (T
 		if err := ctx.Err(); err != nil {
 			return TurnResult{}, errs.Wrap(errs.Cancelled, op, err)
 		}
-		msg, err := c.request(ctx, false)
+		msg, stop, err := c.request(ctx, false)
 		if err != nil {
 			return TurnResult{}, err
 		}
-		tail = append(tail, msg)
 		calls := msg.ToolCalls()
-		if len(calls) == 0 {
-			return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: iter}, nil
+		if stop == StopPauseTurn && len(calls) == 0 {
+			// The server paused a long turn; the reply, sent back as it is,
+			// lets the model go on. One message for the user either way.
+			tail = appendContinued(tail, msg)
+			continue
+		}
+		tail = appendContinued(tail, msg)
+		if len(calls) == 0 || stop == StopLength || stop.Refused() || stop == StopError {
+			last := withoutToolCalls(tail[len(tail)-1])
+			tail[len(tail)-1] = last
+			return TurnResult{Messages: tail, Reply: last.PlainText(), Iterations: iter, Stop: finalStop(stop)}, nil
 		}
 		if req.Dispatch == nil {
 			return TurnResult{}, errs.New(errs.Internal, op, "the model called %s but no tools are wired", calls[0].Name)
@@ -62,13 +70,40 @@ func runTurn(ctx context.Context, op string, req TurnRequest, c conversation) (T
 	if err := ctx.Err(); err != nil {
 		return TurnResult{}, errs.Wrap(errs.Cancelled, op, err)
 	}
-	msg, err := c.request(ctx, true)
+	msg, stop, err := c.request(ctx, true)
 	if err != nil {
 		return TurnResult{}, err
 	}
 	msg = withoutToolCalls(msg) // tools were not offered; ignore any the model invents
 	tail = append(tail, msg)
-	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true}, nil
+	return TurnResult{Messages: tail, Reply: msg.PlainText(), Iterations: max + 1, LimitHit: true, Stop: finalStop(stop)}, nil
+}
+
+// appendContinued adds an assistant message to the tail, merged into the
+// previous one when that was paused: the model continues its own message,
+// so text that meets at the seam is one text, as it streamed.
+func appendContinued(tail []Message, msg Message) []Message {
+	n := len(tail)
+	if n == 0 || tail[n-1].Role != RoleAssistant {
+		return append(tail, msg)
+	}
+	prev := &tail[n-1]
+	rest := msg.Content
+	if k := len(prev.Content); k > 0 && len(rest) > 0 && prev.Content[k-1].Type == BlockText && rest[0].Type == BlockText {
+		prev.Content[k-1].Text += rest[0].Text
+		rest = rest[1:]
+	}
+	prev.Content = append(prev.Content, rest...)
+	return tail
+}
+
+// finalStop names how a finished answer ended: a tool_use stop whose calls
+// were dropped, or no reason at all, is a normal end.
+func finalStop(s StopReason) StopReason {
+	if s == "" || s == StopToolUse || s == StopPauseTurn {
+		return StopEnd
+	}
+	return s
 }
 
 func withoutToolCalls(m Message) Message {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,9 +54,10 @@ type ollamaTool struct {
 }
 
 type ollamaChunk struct {
-	Message ollamaMessage `json:"message"`
-	Done    bool          `json:"done"`
-	Error   string        `json:"error"`
+	Message    ollamaMessage `json:"message"`
+	Done       bool          `json:"done"`
+	DoneReason string        `json:"done_reason"` // "stop", "length", "load", ...
+	Error      string        `json:"error"`
 }
 
 func (o *Ollama) Name() string  { return "ollama" }
@@ -96,8 +98,10 @@ func (o *Ollama) Health(ctx context.Context) error {
 }
 
 // chat performs one streamed /api/chat request and folds the chunks into one
-// assistant message. Cancelling ctx closes the stream mid-response.
-func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, numCtx int) (ollamaMessage, error) {
+// assistant message. Cancelling ctx closes the stream mid-response. A busy
+// server (503) is retried; an unreachable one is not running, which waiting
+// does not fix.
+func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, numCtx int) (ollamaMessage, StopReason, error) {
 	const op = "ollama.chat"
 	body := map[string]any{"model": o.ModelID, "messages": wire, "stream": true}
 	if len(tools) > 0 {
@@ -110,34 +114,35 @@ func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, n
 	if numCtx > 0 {
 		body["options"] = map[string]any{"num_ctx": numCtx}
 	}
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return ollamaMessage{}, errs.Wrap(errs.Internal, op, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.BaseURL, "/")+"/api/chat", bytes.NewReader(payload))
-	if err != nil {
-		return ollamaMessage{}, errs.Wrap(errs.Internal, op, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := o.client().Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
+	w := &wireRequest{op: op, service: "Ollama", url: strings.TrimRight(o.BaseURL, "/") + "/api/chat",
+		body: body, accept: "application/x-ndjson", redact: o.redact}
+	var out ollamaMessage
+	var stop StopReason
+	err := withRetries(ctx, op, w.service, func() error {
+		resp, err := w.post(ctx, o.client())
+		var t *transientError
+		if errors.As(err, &t) && t.reason == "is unreachable" {
+			return &unreachableError{err: errs.WithHint(t.err, "is `ollama serve` running?")} // the hint copy keeps the mark
 		}
-		return ollamaMessage{}, errs.WithHint(errs.New(errs.LLM, op, "%s", o.redact(err.Error())), "is `ollama serve` running?")
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		detail, _ := io.ReadAll(io.LimitReader(resp.Body, 4096)) // best effort: the status alone is still reported
-		return ollamaMessage{}, errs.New(errs.LLM, op, "Ollama answered %s: %s", resp.Status, o.redact(strings.TrimSpace(string(detail))))
-	}
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		out, stop, err = o.read(ctx, w, resp.Body)
+		return err
+	})
+	return out, stop, err
+}
+
+// read folds one NDJSON stream into a message.
+func (o *Ollama) read(ctx context.Context, w *wireRequest, body io.Reader) (ollamaMessage, StopReason, error) {
 	out := ollamaMessage{Role: "assistant"}
 	var content, thinking strings.Builder
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
 	for sc.Scan() {
 		if err := ctx.Err(); err != nil {
-			return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, err)
+			return ollamaMessage{}, "", errs.Wrap(errs.Cancelled, w.op, err)
 		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -145,10 +150,10 @@ func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, n
 		}
 		var chunk ollamaChunk
 		if err := json.Unmarshal(line, &chunk); err != nil {
-			return ollamaMessage{}, errs.Wrapf(errs.LLM, op, err, "malformed stream line")
+			return ollamaMessage{}, "", errs.Wrapf(errs.LLM, w.op, err, "malformed stream line")
 		}
 		if chunk.Error != "" {
-			return ollamaMessage{}, errs.New(errs.LLM, op, "Ollama error: %s", o.redact(chunk.Error))
+			return ollamaMessage{}, "", w.streamError("Ollama error", chunk.Error)
 		}
 		content.WriteString(chunk.Message.Content)
 		streamText(ctx, chunk.Message.Content)
@@ -156,16 +161,20 @@ func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, n
 		out.ToolCalls = append(out.ToolCalls, chunk.Message.ToolCalls...)
 		if chunk.Done {
 			out.Content, out.Thinking = content.String(), thinking.String()
-			return out, nil
+			stop := stopFromWire(chunk.DoneReason)
+			if stop == "" || (stop == StopEnd && len(out.ToolCalls) > 0) {
+				stop = StopEnd
+			}
+			return out, stop, nil
 		}
 	}
 	if ctx.Err() != nil {
-		return ollamaMessage{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
+		return ollamaMessage{}, "", errs.Wrap(errs.Cancelled, w.op, ctx.Err())
 	}
 	if err := sc.Err(); err != nil {
-		return ollamaMessage{}, errs.New(errs.LLM, op, "stream broke: %s", o.redact(err.Error()))
+		return ollamaMessage{}, "", errs.New(errs.LLM, w.op, "stream broke: %s", w.scrub(err.Error()))
 	}
-	return ollamaMessage{}, errs.New(errs.LLM, op, "stream ended before the response was done")
+	return ollamaMessage{}, "", errs.New(errs.LLM, w.op, "stream ended before the response was done")
 }
 
 // idGen synthesises tool-call ids: Ollama sends none, and ids must be unique
@@ -319,21 +328,21 @@ type ollamaConversation struct {
 	callNames map[string]string
 }
 
-func (c *ollamaConversation) request(ctx context.Context, wrapUp bool) (Message, error) {
+func (c *ollamaConversation) request(ctx context.Context, wrapUp bool) (Message, StopReason, error) {
 	wire, tools := c.wire, c.tools
 	if wrapUp {
 		wire, tools = append(wire[:len(wire):len(wire)], ollamaMessage{Role: "user", Content: WrapUpPrompt}), nil
 	}
-	w, err := c.o.chat(ctx, wire, tools, 0)
+	w, stop, err := c.o.chat(ctx, wire, tools, 0)
 	if err != nil {
-		return Message{}, err
+		return Message{}, "", err
 	}
 	c.wire = append(c.wire, w)
 	msg := fromOllamaAssistant(w, c.o.ModelID, c.ids)
 	for _, call := range msg.ToolCalls() {
 		c.callNames[call.ID] = call.Name
 	}
-	return msg, nil
+	return msg, stop, nil
 }
 
 func (c *ollamaConversation) addResults(results Message) {
@@ -351,7 +360,7 @@ func (o *Ollama) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResult, 
 
 // Complete answers a single prompt.
 func (o *Ollama) Complete(ctx context.Context, messages []Message, maxTokens, contextLength int) (string, error) {
-	w, err := o.chat(ctx, toOllama("", messages, o.ModelID), nil, contextLength)
+	w, _, err := o.chat(ctx, toOllama("", messages, o.ModelID), nil, contextLength)
 	if err != nil {
 		return "", err
 	}
@@ -367,7 +376,7 @@ func (o *Ollama) Summarize(ctx context.Context, title, text, pdfPath string, max
 // DescribeImage captions one figure.
 func (o *Ollama) DescribeImage(ctx context.Context, image []byte, docTitle string) (string, error) {
 	wire := []ollamaMessage{{Role: "user", Content: fmt.Sprintf(FigureCaptionPrompt, docTitle), Images: []string{base64.StdEncoding.EncodeToString(image)}}}
-	w, err := o.chat(ctx, wire, nil, 0)
+	w, _, err := o.chat(ctx, wire, nil, 0)
 	if err != nil {
 		return "", err
 	}

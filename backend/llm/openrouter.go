@@ -5,9 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -66,6 +64,17 @@ type openaiMessage struct {
 	ToolCalls  []openaiToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 	Reasoning  string           `json:"reasoning,omitempty"`
+	// ReasoningDetails go back exactly as they came, on the assistant
+	// message that produced them (OpenRouter's rule for reasoning models
+	// that call tools).
+	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+// openrouterOpaque is what an OpenRouter reply keeps for replay to the same
+// model.
+type openrouterOpaque struct {
+	Reasoning        string            `json:"reasoning,omitempty"`
+	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 type openaiToolCall struct {
@@ -97,9 +106,9 @@ func toOpenAI(system string, msgs []Message, provider, model string) []openaiMes
 					w.ToolCalls = append(w.ToolCalls, tc)
 				case BlockOpaque:
 					if replayable(b, provider, model) {
-						var d struct{ Reasoning string }
+						var d openrouterOpaque
 						if json.Unmarshal(b.Data, &d) == nil {
-							w.Reasoning = d.Reasoning
+							w.Reasoning, w.ReasoningDetails = d.Reasoning, d.ReasoningDetails
 						}
 					}
 				}
@@ -119,15 +128,58 @@ func toOpenAI(system string, msgs []Message, provider, model string) []openaiMes
 	return out
 }
 
-// streamedCall accumulates one tool call whose fields arrive piecemeal,
-// keyed by the delta's index.
+// streamedCall accumulates one tool call whose fields arrive piecemeal.
 type streamedCall struct {
 	id, name string
 	args     strings.Builder
 }
 
-// create performs one streamed chat-completions request.
-func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []Tool, maxTokens int) (Message, error) {
+// openrouterChunk is one chat-completions stream chunk, with OpenRouter's
+// additions (reasoning, reasoning_details, native_finish_reason, cost).
+type openrouterChunk struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Delta struct {
+			Content          string            `json:"content"`
+			Reasoning        string            `json:"reasoning"`
+			ReasoningDetails []json.RawMessage `json:"reasoning_details"`
+			ToolCalls        []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason       string `json:"finish_reason"`
+		NativeFinishReason string `json:"native_finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		Cost float64 `json:"cost"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+	} `json:"error"`
+}
+
+// openrouterStream folds one response's chunks into a message.
+type openrouterStream struct {
+	content, reasoning strings.Builder
+	details            reasoningDetails
+	calls              []*streamedCall
+	current            map[int]*streamedCall // the call each index continues
+	byID               map[string]*streamedCall
+	finish, native     string
+	served             string
+	cost               float64
+	gotUsage, streamed bool
+}
+
+// create performs one streamed chat-completions request (retried while
+// nothing has streamed) and returns the reply with why it stopped.
+func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []Tool, maxTokens int) (Message, StopReason, error) {
 	const op = "openrouter.create"
 	body := map[string]any{
 		"model": o.ModelID, "messages": wire, "stream": true,
@@ -145,116 +197,166 @@ func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []T
 		}
 		body["tools"] = ts
 	}
-	client := o.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := postStream(ctx, client, op, strings.TrimRight(o.BaseURL, "/")+"/chat/completions",
-		map[string]string{"Authorization": "Bearer " + o.APIKey}, body, o.redact)
-	if err != nil {
-		return Message{}, err
-	}
-	defer resp.Body.Close()
-
-	var content, reasoning strings.Builder
-	calls := map[int]*streamedCall{}
-	served := ""
-	var cost float64
-	gotUsage := false
-	err = readSSE(ctx, op, resp.Body, o.redact, func(_ string, data []byte) (bool, error) {
-		if string(data) == "[DONE]" {
-			return true, nil
+	w := &wireRequest{op: op, service: "OpenRouter", url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions",
+		headers: map[string]string{"Authorization": "Bearer " + o.APIKey}, body: body, accept: "text/event-stream",
+		redact: o.redact, hint: o.hint}
+	var st *openrouterStream
+	err := withRetries(ctx, op, w.service, func() error {
+		resp, err := w.post(ctx, o.Client)
+		if err != nil {
+			return err
 		}
-		var chunk struct {
-			Model   string `json:"model"`
-			Choices []struct {
-				Delta struct {
-					Content   string `json:"content"`
-					Reasoning string `json:"reasoning"`
-					ToolCalls []struct {
-						Index    int    `json:"index"`
-						ID       string `json:"id"`
-						Function struct {
-							Name      string `json:"name"`
-							Arguments string `json:"arguments"`
-						} `json:"function"`
-					} `json:"tool_calls"`
-				} `json:"delta"`
-			} `json:"choices"`
-			Usage *struct {
-				Cost float64 `json:"cost"`
-			} `json:"usage"`
-			Error *struct {
-				Message string `json:"message"`
-				Code    any    `json:"code"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(data, &chunk); err != nil {
-			return false, errs.Wrap(errs.LLM, op, err)
-		}
-		if chunk.Error != nil {
-			return false, errs.New(errs.LLM, op, "upstream error %v: %s", chunk.Error.Code, o.redact(chunk.Error.Message))
-		}
-		if chunk.Model != "" {
-			served = chunk.Model
-		}
-		if chunk.Usage != nil {
-			cost, gotUsage = chunk.Usage.Cost, true
-		}
-		for _, ch := range chunk.Choices {
-			content.WriteString(ch.Delta.Content)
-			streamText(ctx, ch.Delta.Content)
-			reasoning.WriteString(ch.Delta.Reasoning)
-			for _, tc := range ch.Delta.ToolCalls {
-				c := calls[tc.Index]
-				if c == nil {
-					c = &streamedCall{}
-					calls[tc.Index] = c
-				}
-				// Each field is only overwritten when a chunk carries it.
-				if tc.ID != "" {
-					c.id = tc.ID
-				}
-				if tc.Function.Name != "" {
-					c.name = tc.Function.Name
-				}
-				c.args.WriteString(tc.Function.Arguments)
-			}
-		}
-		return false, nil
+		defer resp.Body.Close()
+		st = &openrouterStream{current: map[int]*streamedCall{}, byID: map[string]*streamedCall{}}
+		return w.readSSE(ctx, resp.Body, func(_ string, data []byte) (bool, error) {
+			return st.chunk(ctx, w, data)
+		})
 	})
 	if err != nil {
-		return Message{}, err
+		return Message{}, "", err
 	}
 	o.mu.Lock()
 	o.usage.Requests++
-	if gotUsage {
-		o.usage.USD += cost
+	if st.gotUsage {
+		o.usage.USD += st.cost
 	}
-	if served != "" {
-		o.ServedModel = served
+	if st.served != "" {
+		o.ServedModel = st.served
 	}
 	o.mu.Unlock()
-
-	msg := Message{Role: RoleAssistant}
-	if r := reasoning.String(); r != "" {
-		msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "openrouter", Model: o.ModelID, Data: rawJSON(map[string]string{"reasoning": r})})
+	stop := st.stop()
+	if stop == StopError {
+		return Message{}, "", w.streamError("", "the upstream model ended the answer with an error")
 	}
-	if t := content.String(); t != "" {
+	msg, err := st.message(op, o.ModelID, stop)
+	return msg, stop, err
+}
+
+func (st *openrouterStream) chunk(ctx context.Context, w *wireRequest, data []byte) (bool, error) {
+	if string(data) == "[DONE]" {
+		return true, nil
+	}
+	var chunk openrouterChunk
+	if err := json.Unmarshal(data, &chunk); err != nil {
+		return false, errs.Wrapf(errs.LLM, w.op, err, "malformed chunk")
+	}
+	if chunk.Error != nil {
+		// A mid-stream failure: the status is already 200, so the error
+		// rides in a chunk (with finish_reason "error").
+		err := w.streamError(fmt.Sprintf("upstream error %v", chunk.Error.Code), chunk.Error.Message)
+		if code, ok := chunk.Error.Code.(float64); ok && !st.streamed {
+			if reason := transientReason(int(code)); reason != "" {
+				return false, &transientError{err: err, reason: reason}
+			}
+		}
+		return false, err
+	}
+	if chunk.Model != "" {
+		st.served = chunk.Model
+	}
+	if chunk.Usage != nil {
+		st.cost, st.gotUsage = chunk.Usage.Cost, true
+	}
+	for _, ch := range chunk.Choices {
+		st.content.WriteString(ch.Delta.Content)
+		streamText(ctx, ch.Delta.Content)
+		st.streamed = st.streamed || ch.Delta.Content != ""
+		st.reasoning.WriteString(ch.Delta.Reasoning)
+		if err := st.details.add(ch.Delta.ReasoningDetails); err != nil {
+			return false, errs.Wrapf(errs.LLM, w.op, err, "malformed reasoning_details")
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			c := st.call(tc.Index, tc.ID)
+			if tc.Function.Name != "" {
+				c.name = tc.Function.Name
+			}
+			c.args.WriteString(tc.Function.Arguments)
+		}
+		if ch.FinishReason != "" {
+			st.finish = ch.FinishReason
+		}
+		if ch.NativeFinishReason != "" {
+			st.native = ch.NativeFinishReason
+		}
+	}
+	return false, nil
+}
+
+// call finds the call a tool-call delta belongs to. Upstreams differ: most
+// give each call its own index, some stream every call at index 0 and tell
+// them apart by id. So a new id starts a new call whatever its index, a
+// known id continues its call, and a delta without an id continues the
+// current call of its index.
+func (st *openrouterStream) call(index int, id string) *streamedCall {
+	if id != "" {
+		if c := st.byID[id]; c != nil {
+			st.current[index] = c
+			return c
+		}
+	} else if c := st.current[index]; c != nil {
+		return c
+	}
+	c := &streamedCall{id: id}
+	st.calls = append(st.calls, c)
+	st.current[index] = c
+	if id != "" {
+		st.byID[id] = c
+	}
+	return c
+}
+
+// stop maps finish_reason, falling back to the upstream's own reason when
+// OpenRouter's is missing or less specific (a refusal it calls "stop").
+func (st *openrouterStream) stop() StopReason {
+	fr, native := stopFromWire(st.finish), stopFromWire(st.native)
+	if fr == "" || (fr == StopEnd && native != "" && native != StopEnd) {
+		return native
+	}
+	return fr
+}
+
+func (st *openrouterStream) message(op, model string, stop StopReason) (Message, error) {
+	msg := Message{Role: RoleAssistant}
+	if r, d := st.reasoning.String(), st.details.list(); r != "" || len(d) > 0 {
+		msg.Content = append(msg.Content, Block{Type: BlockOpaque, Provider: "openrouter", Model: model,
+			Data: rawJSON(openrouterOpaque{Reasoning: r, ReasoningDetails: d})})
+	}
+	if t := st.content.String(); t != "" {
 		msg.Content = append(msg.Content, Block{Type: BlockText, Text: t})
 	}
-	indices := slices.Sorted(maps.Keys(calls))
-	for _, i := range indices {
-		c := calls[i]
+	for i, c := range st.calls {
 		args := map[string]any{}
 		if s := c.args.String(); s != "" {
 			if err := json.Unmarshal([]byte(s), &args); err != nil {
+				if stop == StopLength {
+					continue // cut off mid-arguments; the partial text is the answer
+				}
 				return Message{}, errs.Wrapf(errs.LLM, op, err, "tool %s arguments are not valid JSON", c.name)
 			}
 		}
-		msg.Content = append(msg.Content, Block{Type: BlockToolCall, ID: c.id, Name: c.name, Arguments: args})
+		id := c.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i+1)
+		}
+		msg.Content = append(msg.Content, Block{Type: BlockToolCall, ID: id, Name: c.name, Arguments: args})
 	}
 	return msg, nil
+}
+
+// hint names the [openrouter] setting behind a routing failure: with
+// data_collection = "deny" and no fallbacks, a model whose every upstream
+// trains on prompts has no endpoint at all.
+func (o *OpenRouter) hint(msg string) string {
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "data policy"):
+		return fmt.Sprintf("[openrouter] data_collection = %q excludes every upstream that serves %s; pick another model, or change that setting knowingly", o.providerPolicy()["data_collection"], o.ModelID)
+	case strings.Contains(low, "no endpoints found") && len(o.Routing.Only) > 0:
+		return fmt.Sprintf("[openrouter] only = %q excludes every upstream that serves %s; add one of its upstreams or pick another model", o.Routing.Only, o.ModelID)
+	case strings.Contains(low, "no endpoints found") && !o.Routing.AllowFallbacks:
+		return fmt.Sprintf("[openrouter] allow_fallbacks = false leaves no upstream for %s; pick another model", o.ModelID)
+	}
+	return ""
 }
 
 func (o *OpenRouter) providerPolicy() map[string]any {
@@ -275,17 +377,17 @@ type openrouterConversation struct {
 	tools []Tool
 }
 
-func (c *openrouterConversation) request(ctx context.Context, wrapUp bool) (Message, error) {
+func (c *openrouterConversation) request(ctx context.Context, wrapUp bool) (Message, StopReason, error) {
 	wire, tools := c.wire, c.tools
 	if wrapUp {
 		wire, tools = append(wire[:len(wire):len(wire)], openaiMessage{Role: "user", Content: WrapUpPrompt}), nil
 	}
-	msg, err := c.o.create(ctx, wire, tools, 0)
+	msg, stop, err := c.o.create(ctx, wire, tools, 0)
 	if err != nil {
-		return Message{}, err
+		return Message{}, "", err
 	}
 	c.wire = append(c.wire, toOpenAI("", []Message{msg}, "openrouter", c.o.ModelID)...)
-	return msg, nil
+	return msg, stop, nil
 }
 
 func (c *openrouterConversation) addResults(results Message) {
@@ -300,7 +402,7 @@ func (o *OpenRouter) AgenticTurn(ctx context.Context, req TurnRequest) (TurnResu
 
 // Complete answers a single prompt.
 func (o *OpenRouter) Complete(ctx context.Context, messages []Message, maxTokens, _ int) (string, error) {
-	msg, err := o.create(ctx, toOpenAI("", messages, "openrouter", o.ModelID), nil, maxTokens)
+	msg, _, err := o.create(ctx, toOpenAI("", messages, "openrouter", o.ModelID), nil, maxTokens)
 	if err != nil {
 		return "", err
 	}
@@ -320,7 +422,7 @@ func (o *OpenRouter) DescribeImage(ctx context.Context, image []byte, docTitle s
 		{"type": "text", "text": fmt.Sprintf(FigureCaptionPrompt, docTitle)},
 		{"type": "image_url", "image_url": map[string]string{"url": url}},
 	}}}
-	msg, err := o.create(ctx, wire, nil, 512)
+	msg, _, err := o.create(ctx, wire, nil, 512)
 	if err != nil {
 		return "", err
 	}

@@ -49,6 +49,10 @@ type TurnResult struct {
 	Reply      string
 	Iterations int
 	LimitHit   bool // the iteration limit was reached and a wrap-up answer requested
+	// Stop is why the final answer ended: StopLength means Reply is the
+	// partial text cut at the output limit, Refused() means Reply is no
+	// answer at all.
+	Stop StopReason
 }
 
 // Usage is the cost a provider reported since the last PopUsage.

@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -105,4 +107,11 @@ func TestMakeProvider(t *testing.T) {
 	if _, err := MakeProvider(&cfg, "nope", Options{}); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("unknown provider: %v", err)
 	}
+}
+
+// TestMain shortens the retry backoff: the policy's shape is under test,
+// not its wall-clock waits.
+func TestMain(m *testing.M) {
+	retryPolicy.initial, retryPolicy.maxAt = 5*time.Millisecond, 20*time.Millisecond
+	os.Exit(m.Run())
 }

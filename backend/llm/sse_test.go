@@ -176,7 +176,7 @@ func TestAnthropicAuthFailureAndMidStreamError(t *testing.T) {
 	if strings.Contains(err.Error(), "sk-ant-test-key-0001") {
 		t.Fatalf("key leaked: %v", err)
 	}
-	s2 := &sseServer{scripts: [][]string{append(anthMessage("end_turn", anthText(0, "par"))[:3], ev("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}))}}
+	s2 := &sseServer{scripts: [][]string{append(anthMessage("end_turn", anthText(0, "par"))[:4], ev("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}))}}
 	a2 := newAnthropic(t, s2)
 	if _, err := a2.Complete(context.Background(), []Message{Text(RoleUser, "hi")}, 10, 0); !errs.Is(err, errs.LLM) || !strings.Contains(err.Error(), "overloaded_error") {
 		t.Fatalf("mid-stream error: %v", err)

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -108,5 +109,34 @@ func TestSwitchingProvidersMidConversation(t *testing.T) {
 	}
 	if aw := toAnthropic(msgs, "claude-x"); string(aw[1].Content[0]) != string(thinking) {
 		t.Fatal("same provider+model must replay the thinking block verbatim")
+	}
+}
+
+// TestReasoningDetailsReplayOnlyToTheirModel: later turns send an OpenRouter
+// model its own reasoning_details back, unchanged, and never to another
+// model or provider.
+func TestReasoningDetailsReplayOnlyToTheirModel(t *testing.T) {
+	details := []json.RawMessage{json.RawMessage(`{"type":"reasoning.encrypted","data":"enc==","id":"rs_1","index":0}`)}
+	history := []Message{
+		Text(RoleUser, "q"),
+		{Role: RoleAssistant, Content: []Block{
+			{Type: BlockOpaque, Provider: "openrouter", Model: "a/model", Data: rawJSON(openrouterOpaque{ReasoningDetails: details})},
+			{Type: BlockText, Text: "answer"},
+		}},
+		Text(RoleUser, "follow-up"),
+	}
+	same := toOpenAI("", history, "openrouter", "a/model")
+	if len(same[1].ReasoningDetails) != 1 || string(same[1].ReasoningDetails[0]) != string(details[0]) {
+		t.Fatalf("same model: %+v", same[1])
+	}
+	if other := toOpenAI("", history, "openrouter", "b/model"); other[1].ReasoningDetails != nil {
+		t.Fatalf("another model got them: %+v", other[1])
+	}
+	for _, w := range toAnthropic(history, "a/model") {
+		for _, c := range w.Content {
+			if strings.Contains(string(c), "reasoning") {
+				t.Fatalf("Anthropic got them: %s", c)
+			}
+		}
 	}
 }

@@ -83,6 +83,7 @@ export interface Backend {
   newSession(spec: string, kbOnly: boolean): Promise<T.SessionView>
   openSession(id: string): Promise<T.SessionView>
   send(id: string, message: string): Promise<void>
+  continueReply(id: string): Promise<void>
   replay(id: string): Promise<T.TurnInFlight | null>
   stop(id: string): Promise<boolean>
   confirm(token: string, yes: boolean): Promise<void>
@@ -141,6 +142,7 @@ export function backendOver(t: Transport): Backend {
     newSession: (spec, kbOnly) => c('Chat', 'New', spec, kbOnly),
     openSession: (id) => c('Chat', 'Open', id),
     send: (id, m) => c('Chat', 'Send', id, m),
+    continueReply: (id) => c('Chat', 'Continue', id),
     replay: (id) => c('Chat', 'Replay', id),
     stop: (id) => c('Chat', 'Stop', id),
     confirm: (token, yes) => c('Chat', 'Confirm', token, yes),

@@ -125,6 +125,21 @@ export class ChatState {
     }
   }
 
+  /** Continue asks the model to go on with a reply cut off at the output
+   * limit; it runs as a turn like send. */
+  async continueReply() {
+    const id = this.activeId
+    if (!id || this.turns[id]) return
+    this.error = ''
+    this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
+    try {
+      await this.backend.continueReply(id)
+    } catch (e) {
+      delete this.turns[id]
+      this.fail(e)
+    }
+  }
+
   /** Stop returns the composer at once; the backend rolls the turn back. */
   async stop() {
     const id = this.activeId

@@ -23,6 +23,8 @@ export interface DisplayItem {
   tools?: string[]
   at: string
   html?: string // assistant replies: rendered Markdown, raw HTML escaped by the backend
+  stop?: string // 'length' (partial text), 'refusal' or 'content_filter' (a notice, not an answer)
+  notice?: string
 }
 
 export interface SessionRow {

@@ -26,33 +26,47 @@ type Options struct {
 	SessionID string
 	Model     string
 	KBOnly    bool
+	// Continue asks the model to go on with the session's reply that was
+	// cut off at the output limit (no question then).
+	Continue bool
 }
 
 // New builds the ask command.
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	opts := &Options{}
 	cmd := &cobra.Command{
-		Use:   `ask "question"`,
+		Use:   `ask "question" | ask --session ID --continue`,
 		Short: "Ask the agent a question from the terminal",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Continue != (len(args) == 0) {
+				return errs.New(errs.Invalid, "ask", "give a question, or --session ID --continue without one")
+			}
 			cfg, err := load()
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			return Run(ctx, io, cfg, getenv, opts, args[0])
+			question := ""
+			if len(args) == 1 {
+				question = args[0]
+			}
+			return Run(ctx, io, cfg, getenv, opts, question)
 		},
 	}
 	cmd.Flags().StringVar(&opts.SessionID, "session", "", "continue this session id")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "provider[:model] for this session")
 	cmd.Flags().BoolVar(&opts.KBOnly, "kb-only", true, "answer only from the knowledge base")
+	cmd.Flags().BoolVar(&opts.Continue, "continue", false, "go on with the session's reply that was cut off at the output limit")
 	return cmd
 }
 
 // Run performs one turn.
 func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(string) string, opts *Options, question string) error {
+	if opts.Continue && opts.SessionID == "" {
+		return errs.New(errs.Invalid, "ask", "--continue needs --session ID")
+	}
 	ag, err := agent.New(cfg, agent.Options{Getenv: getenv, Review: func(_ context.Context, p *drafts.Proposal) error {
 		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
 		return nil
@@ -89,7 +103,11 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	// The answer streams to stderr as it is written; stdout gets only the
 	// final reply (citations checked), so scripts can read it cleanly.
 	streaming := false
-	done, err := runner.Start(ctx, s, question, func(e chat.Event) {
+	start := func(emit func(chat.Event)) (<-chan struct{}, error) { return runner.Start(ctx, s, question, emit) }
+	if opts.Continue {
+		start = func(emit func(chat.Event)) (<-chan struct{}, error) { return runner.Continue(ctx, s, emit) }
+	}
+	done, err := start(func(e chat.Event) {
 		if e.Kind == chat.EventDelta {
 			fmt.Fprint(io.Err, e.Text)
 			streaming = true
@@ -124,20 +142,26 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		runner.Stop(s.ID)
 		<-done
 	}
-	switch final.Kind {
-	case chat.EventReply:
+	data, _ := final.Data.(map[string]any)
+	switch {
+	case final.Kind == chat.EventReply && data["refused"] == true:
+		// Nothing on stdout: a refusal is no answer a script should read.
+		fmt.Fprintf(io.Err, "· %s; any text shown above is not an answer and was not saved as one\nsession %s\n", data["notice"], s.ID)
+		return errs.New(errs.LLM, "ask", "%s", data["notice"])
+	case final.Kind == chat.EventReply:
 		fmt.Fprintln(io.Out, final.Text)
-		if data, ok := final.Data.(map[string]any); ok {
-			if cites, ok := data["citations"].([]chat.Citation); ok && len(cites) > 0 {
-				fmt.Fprintln(io.Out, "\nSources:")
-				for _, c := range cites {
-					fmt.Fprintf(io.Out, "  - %s%s\n", c.Source, pageSuffix(c.Page))
-				}
+		if cites, ok := data["citations"].([]chat.Citation); ok && len(cites) > 0 {
+			fmt.Fprintln(io.Out, "\nSources:")
+			for _, c := range cites {
+				fmt.Fprintf(io.Out, "  - %s%s\n", c.Source, pageSuffix(c.Page))
 			}
+		}
+		if data["stop"] == "length" {
+			fmt.Fprintf(io.Err, "· this answer was %s; `jarvis-cli ask --session %s --continue` asks the model to go on\n", chat.NoticeCutOff, s.ID)
 		}
 		fmt.Fprintf(io.Err, "session %s\n", s.ID)
 		return nil
-	case chat.EventStopped:
+	case final.Kind == chat.EventStopped:
 		return errs.New(errs.Cancelled, "ask", "stopped; nothing was saved")
 	default:
 		return errs.New(errs.LLM, "ask", "%s", final.Text)
