@@ -1,0 +1,291 @@
+// Package setup is the first-run and settings logic behind the window's
+// setup panel: what is missing (a vault, a chat model, the search models)
+// and the choices that fix it, each written through the comment-preserving
+// config.Set and applied to the running configuration. The window only
+// shows and forwards; every rule lives here.
+package setup
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/models"
+)
+
+// ModelDownloadMB is the approximate download of the two default search
+// models (BGE-small ≈ 130 MB, MiniLM cross-encoder ≈ 90 MB), for the button.
+const ModelDownloadMB = 220
+
+// State is what the setup panel shows.
+type State struct {
+	Vault  VaultState             `json:"vault"`
+	Chat   agent.ProviderStatus   `json:"chat"`
+	Keys   map[string]bool        `json:"keys"` // provider -> an API key is set (the key itself is never shown)
+	Models []ModelState           `json:"models"`
+	Search SearchState            `json:"search"`
+	Issues map[string]IssueReport `json:"issues,omitempty"` // vault | chat | models -> what to do
+	// Complete is true when nothing needs the user: a vault, a chat model
+	// that answers, and the search models. Jarvis works without the last
+	// two (search-only answers, keyword search); the panel says so.
+	Complete bool `json:"complete"`
+}
+
+// IssueReport is one missing piece in one friendly sentence, a hint and the
+// technical details behind a disclosure.
+type IssueReport struct {
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+	Details string `json:"details,omitempty"`
+}
+
+// VaultState describes the configured vault.
+type VaultState struct {
+	Path        string   `json:"path"`
+	Exists      bool     `json:"exists"`
+	PrivateDirs []string `json:"private_dirs"`
+	Exclude     []string `json:"exclude"`
+	Folders     []string `json:"folders"` // top-level folders, to pick private ones from
+}
+
+// ModelState is one configured search model.
+type ModelState struct {
+	Role      string `json:"role"` // embed | rerank
+	Spec      string `json:"spec"`
+	Installed bool   `json:"installed"`
+	Loaded    bool   `json:"loaded"`
+}
+
+// SearchState is the knowledge base at a glance.
+type SearchState struct {
+	Mode    string `json:"mode"`
+	Chunks  int    `json:"chunks"`
+	Pending int    `json:"pending"` // waiting for their vectors
+}
+
+// Inspect gathers the state. eng may be nil (a store that cannot open).
+func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv func(string) string) State {
+	st := State{Issues: map[string]IssueReport{}, Keys: map[string]bool{}}
+	st.Vault = VaultState{Path: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs, Exclude: cfg.Vault.Exclude}
+	if info, err := os.Stat(cfg.Vault.Path); err == nil && info.IsDir() {
+		st.Vault.Exists = true
+		st.Vault.Folders = Folders(cfg.Vault.Path)
+	} else {
+		st.Issues["vault"] = IssueReport{Message: "Choose the folder that holds your notes.",
+			Hint: "Jarvis reads Markdown notes from an Obsidian vault or any folder of .md files; nothing in it is changed.",
+			Details: "vault.path = " + cfg.Vault.Path + " does not exist"}
+	}
+	st.Chat = agent.CheckProvider(ctx, cfg, getenv)
+	for _, p := range []string{"anthropic", "openrouter"} {
+		st.Keys[p] = keySet(cfg, p, getenv)
+	}
+	if !st.Chat.Ready {
+		msg := "No language model answers yet: questions get the best matching passages with their citations."
+		hint := "Start Ollama and pick one of its models, or enter an Anthropic or OpenRouter key."
+		if !st.Chat.Cloud && st.Chat.Problem != nil && strings.Contains(st.Chat.Problem.Error(), "not pulled") {
+			hint = "Pick one of the models Ollama has, or pull " + st.Chat.Model + " with `ollama pull " + st.Chat.Model + "`."
+		}
+		st.Issues["chat"] = IssueReport{Message: msg, Hint: hint, Details: errText(st.Chat.Problem)}
+	}
+	for _, m := range []struct{ role, spec string }{{engine.RoleEmbed, cfg.RAG.EmbedModel}, {engine.RoleRerank, cfg.RAG.RerankModel}} {
+		if m.spec == "" {
+			continue
+		}
+		ms := ModelState{Role: m.role, Spec: m.spec, Installed: installed(cfg, m.spec)}
+		st.Models = append(st.Models, ms)
+	}
+	if eng != nil {
+		if es, err := eng.Status(ctx); err == nil {
+			st.Search = SearchState{Mode: es.Mode(), Chunks: es.Chunks, Pending: es.Pending}
+			for i := range st.Models {
+				switch st.Models[i].Role {
+				case engine.RoleEmbed:
+					st.Models[i].Loaded = es.Embed.Loaded
+				case engine.RoleRerank:
+					st.Models[i].Loaded = es.Rerank.Loaded
+				}
+			}
+		}
+	}
+	if slices.ContainsFunc(st.Models, func(m ModelState) bool { return !m.Installed }) {
+		st.Issues["models"] = IssueReport{Message: "Search works by keyword. The search models add meaning-based search and better ranking.",
+			Hint: "Download them once (≈ 220 MB from Hugging Face, or a mirror set in HF_ENDPOINT); your notes stay searchable meanwhile."}
+	}
+	st.Complete = len(st.Issues) == 0
+	return st
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func installed(cfg *config.Config, spec string) bool {
+	if filepath.IsAbs(spec) {
+		info, err := os.Stat(spec)
+		return err == nil && info.IsDir()
+	}
+	m, err := models.Load()
+	if err != nil {
+		return false
+	}
+	model, err := m.Find(spec)
+	return err == nil && models.Inspect(cfg.RAG.ModelsDir, model).Installed
+}
+
+func keySet(cfg *config.Config, provider string, getenv func(string) string) bool {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch provider {
+	case "anthropic":
+		return cfg.Anthropic.APIKey != "" || getenv("ANTHROPIC_API_KEY") != ""
+	case "openrouter":
+		return cfg.OpenRouter.APIKey != "" || getenv("OPENROUTER_API_KEY") != ""
+	}
+	return false
+}
+
+// Folders lists a folder's visible top-level folders (the candidates for
+// private folders), sorted.
+func Folders(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// SetVault makes path the vault: it must be an existing folder, and not
+// Jarvis's own data folder (the index would index itself).
+func SetVault(cfg *config.Config, path string) error {
+	const op = "setup.SetVault"
+	path = strings.TrimSpace(path)
+	if path == "" || !filepath.IsAbs(path) {
+		return errs.New(errs.Invalid, op, "choose a folder (an absolute path)")
+	}
+	path = filepath.Clean(path)
+	info, err := os.Stat(path)
+	if err != nil || !info.IsDir() {
+		return errs.WithHint(errs.New(errs.NotFound, op, "%s is not a folder", path), "choose an existing folder of Markdown notes")
+	}
+	if within(path, cfg.Home) || within(cfg.Home, path) {
+		return errs.WithHint(errs.New(errs.Invalid, op, "%s overlaps Jarvis's data folder %s", path, cfg.Home), "choose the folder that holds your notes")
+	}
+	if err := config.SetIn(cfg.Home, "vault", "path", path); err != nil {
+		return err
+	}
+	cfg.Vault.Path = path
+	return nil
+}
+
+func within(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// SetPrivateDirs names the vault's private top-level folders: notes in
+// them never reach a cloud model.
+func SetPrivateDirs(cfg *config.Config, dirs []string) error {
+	clean := []string{}
+	for _, d := range dirs {
+		if d = strings.TrimSpace(d); d != "" && !slices.Contains(clean, d) {
+			clean = append(clean, d)
+		}
+	}
+	if err := config.SetIn(cfg.Home, "vault", "private_dirs", clean); err != nil {
+		return err
+	}
+	cfg.Vault.PrivateDirs = clean
+	return nil
+}
+
+// SetExclude sets the vault folders and globs that are never indexed.
+func SetExclude(cfg *config.Config, patterns []string) error {
+	clean := []string{}
+	for _, p := range patterns {
+		if p = strings.Trim(strings.TrimSpace(p), "/"); p != "" && !slices.Contains(clean, p) {
+			clean = append(clean, p)
+		}
+	}
+	if err := config.SetIn(cfg.Home, "vault", "exclude", clean); err != nil {
+		return err
+	}
+	cfg.Vault.Exclude = clean
+	return nil
+}
+
+// SetChat makes provider (ollama | anthropic | openrouter) with model the
+// default for new sessions.
+func SetChat(cfg *config.Config, provider, model string) error {
+	const op = "setup.SetChat"
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return errs.New(errs.Invalid, op, "choose a model")
+	}
+	var section, key string
+	switch provider {
+	case "ollama":
+		section, key = "chat", "ollama_model"
+	case "anthropic":
+		section, key = "chat", "anthropic_model"
+	case "openrouter":
+		section, key = "openrouter", "model"
+	default:
+		return errs.New(errs.Invalid, op, "unknown provider %q (ollama, anthropic or openrouter)", provider)
+	}
+	if err := config.SetIn(cfg.Home, section, key, model); err != nil {
+		return err
+	}
+	if err := config.SetIn(cfg.Home, "chat", "provider", provider); err != nil {
+		return err
+	}
+	switch provider {
+	case "ollama":
+		cfg.Chat.OllamaModel = model
+	case "anthropic":
+		cfg.Chat.AnthropicModel = model
+	case "openrouter":
+		cfg.OpenRouter.Model = model
+	}
+	cfg.Chat.Provider = provider
+	return nil
+}
+
+// SetAPIKey stores a cloud provider's key in config.toml (mode 0600). The
+// key is never returned or shown again; an empty key removes it.
+func SetAPIKey(cfg *config.Config, provider, key string) error {
+	const op = "setup.SetAPIKey"
+	key = strings.TrimSpace(key)
+	if strings.ContainsAny(key, " \t\r\n") {
+		return errs.New(errs.Invalid, op, "an API key has no spaces or line breaks")
+	}
+	switch provider {
+	case "anthropic", "openrouter":
+	default:
+		return errs.New(errs.Invalid, op, "only Anthropic and OpenRouter use a key")
+	}
+	if err := config.SetIn(cfg.Home, provider, "api_key", key); err != nil {
+		return errs.New(errs.CodeOf(err), op, "the key could not be saved") // the error text could echo the key
+	}
+	if provider == "anthropic" {
+		cfg.Anthropic.APIKey = key
+	} else {
+		cfg.OpenRouter.APIKey = key
+	}
+	return nil
+}
