@@ -70,17 +70,22 @@ type turn struct {
 	emit       func(Event)
 	id         string
 
-	sendMu gosync.Mutex // the worker and Stop both emit; seq stays ordered
-	seq    int
-	tools  []string // tool summaries, kept with the reply for the UI
+	sendMu  gosync.Mutex // the worker and Stop both emit; seq stays ordered
+	seq     int
+	tools   []string        // tool summaries, kept with the reply for the UI
+	partial strings.Builder // reply text streamed since the last tool call
 }
 
 func (t *turn) send(kind, text string, data any) {
 	t.sendMu.Lock()
 	defer t.sendMu.Unlock()
 	t.seq++
-	if kind == EventTool {
+	switch kind {
+	case EventTool:
 		t.tools = append(t.tools, text)
+		t.partial.Reset() // text before a tool call was the model thinking aloud
+	case EventDelta:
+		t.partial.WriteString(text)
 	}
 	if t.emit != nil {
 		t.emit(Event{SessionID: t.id, Seq: t.seq, Kind: kind, Text: text, Data: data})
@@ -241,9 +246,19 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		t.send(EventStopped, "stopped", map[string]any{"restore_input": message})
 	default:
 		warning := "⚠️ " + r.redact(err.Error())
+		answer := DisplayItem{Role: "assistant", Text: warning, At: now}
+		t.sendMu.Lock()
+		partial := strings.TrimSpace(t.partial.String())
+		t.sendMu.Unlock()
+		if partial != "" {
+			// The answer streamed so far is kept, marked as interrupted, not lost.
+			text, citations, _ := t.ledger.Cite(partial)
+			warning = text + "\n\n⚠️ Interrupted: " + r.redact(err.Error())
+			answer.Text, answer.Citations = warning, citations
+		}
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(s.Messages, llm.Text(llm.RoleUser, message), llm.Text(llm.RoleAssistant, warning))
-		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: warning, At: now})
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, answer)
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the failed turn could not be saved: "+r.redact(serr.Error()), nil)
 		}
