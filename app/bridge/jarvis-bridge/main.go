@@ -236,7 +236,7 @@ func startBrain() (string, func(), error) {
 		case strings.Contains(question, "long story"):
 			// Far longer than a window: the view must follow it to the end.
 			for i := 1; i <= 40; i++ {
-				time.Sleep(15 * time.Millisecond)
+				time.Sleep(40 * time.Millisecond)
 				say(fmt.Sprintf("Paragraph %d of the long answer: the garden grows a little every day, and so does this reply.\n\n", i))
 			}
 			say("That is the end of the long answer.")
