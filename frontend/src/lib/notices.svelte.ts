@@ -37,8 +37,9 @@ export function plain(message: string): string {
 /** Wording for a failure. */
 export function describe(e: unknown): Omit<Problem, 'id'> {
   const err = toBackendError(e)
-  const detail = plain(err.message)
   let hint = err.hint
+  let detail = plain(err.message)
+  if (hint && detail.endsWith(` (${hint})`)) detail = detail.slice(0, -hint.length - 3) // said once, as the hint
   let code = err.code
   if (!hint && /connection refused|no such host|dial tcp/i.test(detail)) {
     hint = 'Is the model server running? Check chat.ollama_url or the provider in Settings.'
