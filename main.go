@@ -74,6 +74,14 @@ func main() {
 		} else {
 			svc := app.NewServices(cfg, ag, emit, os.Getenv)
 			defer svc.Close()
+			svc.Library.Pick = func(title string) ([]string, error) {
+				ctx := wailsCtx.Load()
+				if ctx == nil {
+					return nil, fmt.Errorf("the window is not ready yet")
+				}
+				return runtime.OpenMultipleFilesDialog(*ctx, runtime.OpenDialogOptions{Title: title,
+					Filters: []runtime.FileFilter{{DisplayName: "PDFs and notes", Pattern: "*.pdf;*.md;*.markdown;*.txt"}}})
+			}
 			bind = svc.Bind()
 		}
 	}
@@ -86,7 +94,9 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 20, G: 22, B: 26, A: 1},
 		Bind:             bind,
-		OnStartup:        func(ctx context.Context) { wailsCtx.Store(&ctx) },
+		// Failed calls reach the window with their stable code and hint.
+		ErrorFormatter: func(err error) any { return app.ViewError(err) },
+		OnStartup:      func(ctx context.Context) { wailsCtx.Store(&ctx) },
 		// A second start (the tray's "Open Jarvis") raises this window.
 		SingleInstanceLock: &options.SingleInstanceLock{UniqueId: "jarvis-kb-" + config.HomeDir()},
 	})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
-	"github.com/jarvis-kb/jarvis/backend/drafts/render"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -37,15 +36,8 @@ type SessionRow struct {
 	Busy bool `json:"busy"`
 }
 
-// DisplayView is one message as the window shows it: assistant replies
-// also come as HTML rendered from their Markdown (raw HTML in the text is
-// escaped, so the HTML is safe to insert).
-type DisplayView struct {
-	chat.DisplayItem
-	HTML string `json:"html,omitempty"`
-}
-
-// SessionView is an opened session.
+// SessionView is an opened session. Messages are Markdown; the window
+// renders them (frontend/src/lib/markdown.ts).
 type SessionView struct {
 	ID      string        `json:"id"`
 	Title   string        `json:"title"`
@@ -55,7 +47,7 @@ type SessionView struct {
 	Pinned  bool          `json:"pinned"`
 	CostUSD float64       `json:"costUsd"`
 	Busy    bool          `json:"busy"`
-	Display []DisplayView `json:"display"`
+	Display []chat.DisplayItem `json:"display"`
 }
 
 func (c *Chat) view(s *chat.Session) SessionView {
@@ -63,14 +55,9 @@ func (c *Chat) view(s *chat.Session) SessionView {
 	for _, v := range s.Cost {
 		cost += v.USD
 	}
-	d := make([]DisplayView, len(s.Display))
-	for i, it := range s.Display {
-		d[i] = DisplayView{DisplayItem: it}
-		if it.Role == "assistant" {
-			if html, err := render.MarkdownToHTML(it.Text); err == nil {
-				d[i].HTML = html
-			}
-		}
+	d := s.Display
+	if d == nil {
+		d = []chat.DisplayItem{}
 	}
 	return SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
 		CostUSD: cost, Busy: c.ag.Runner.Busy(s.ID), Display: d}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -41,9 +42,10 @@ func (e *Editor) Open(id, file string) (FileView, error) {
 }
 
 // Save writes the human's text if the file still has expectHash (else a
-// Conflict error: someone else saved first).
+// Conflict error: someone else saved first); the text it replaces becomes a
+// version in History.
 func (e *Editor) Save(id, file, text, expectHash string) (string, error) {
-	return e.ws.Save(id, file, text, expectHash)
+	return e.ws.SaveVersioned(id, file, text, expectHash)
 }
 
 // Versions is the History panel.
@@ -58,6 +60,25 @@ func (e *Editor) Versions(id, file string) ([]drafts.Version, error) {
 // ReadVersion shows an old version.
 func (e *Editor) ReadVersion(id, version string) (string, error) {
 	return e.ws.ReadVersion(id, version)
+}
+
+// CompareVersion is what restoring a version would change: hunks from the
+// file's saved text to the version's.
+func (e *Editor) CompareVersion(id, version string) ([]drafts.Hunk, error) {
+	old, err := e.ws.ReadVersion(id, version)
+	if err != nil {
+		return nil, err
+	}
+	_, file, _ := strings.Cut(version, "--") // validated by ReadVersion
+	cur, _, err := e.ws.Read(id, file)
+	if err != nil {
+		return nil, err
+	}
+	h := drafts.BuildHunks(cur, old)
+	if h == nil {
+		h = []drafts.Hunk{}
+	}
+	return h, nil
 }
 
 // Restore brings an old version back (the current text is snapshotted first).
@@ -79,9 +100,6 @@ func (e *Editor) Apply(token string, accepted []int) (string, error) {
 
 // Discard rejects a whole proposal.
 func (e *Editor) Discard(token string) error { return e.ws.Discard(token) }
-
-// Preview renders Markdown to HTML for the sandboxed preview frame.
-func (e *Editor) Preview(markdown string) (string, error) { return render.MarkdownToHTML(markdown) }
 
 func (e *Editor) toolchain() render.Toolchain {
 	d := e.cfg.Drafts

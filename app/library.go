@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	gosync "sync"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
-	"github.com/jarvis-kb/jarvis/backend/drafts/render"
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ops"
@@ -26,10 +27,13 @@ type Library struct {
 	ops *ops.Tracker
 
 	mu      gosync.Mutex
-	removal map[string]string // token -> source awaiting the second click
+	removal map[string]RemovalPreview // token -> the document awaiting the second click
 	// Open and Reveal hand a file (or its folder) to the desktop; tests
 	// replace them.
 	Open, Reveal func(path string) error
+	// Pick asks the human for files with the desktop's file dialog (nil
+	// where there is none); the window wires it to the Wails runtime.
+	Pick func(title string) ([]string, error)
 }
 
 func (l *Library) store() (*kb.Store, error) {
@@ -106,13 +110,33 @@ func (l *Library) Stats() (kb.Counts, error) {
 	return s.Count(context.Background())
 }
 
-// SetMeta corrects a paper's title, authors or DOI.
-func (l *Library) SetMeta(source, title, authors, doi string) (int, error) {
+// document finds a document by the key Documents lists it under (its file
+// path when it has one, else its source).
+func (l *Library) document(key string) (*kb.Store, kb.DocumentSummary, error) {
 	s, err := l.store()
+	if err != nil {
+		return nil, kb.DocumentSummary{}, err
+	}
+	for _, f := range []kb.Filter{{FilePath: key}, {Source: key}, chat.DocFilter(key)} {
+		docs, err := s.List(context.Background(), f, 1)
+		if err != nil {
+			return nil, kb.DocumentSummary{}, err
+		}
+		if len(docs) > 0 {
+			return s, docs[0], nil
+		}
+	}
+	return nil, kb.DocumentSummary{}, errs.New(errs.NotFound, "library", "no document %q", key)
+}
+
+// SetMeta corrects a paper's title, authors or DOI; key is the document's
+// key as Documents lists it.
+func (l *Library) SetMeta(key, title, authors, doi string) (int, error) {
+	s, d, err := l.document(key)
 	if err != nil {
 		return 0, err
 	}
-	return s.SetPaperMeta(context.Background(), source, title, authors, doi)
+	return s.SetPaperMeta(context.Background(), d.Source, title, authors, doi)
 }
 
 // RemovalPreview is the first click of a removal.
@@ -122,39 +146,56 @@ type RemovalPreview struct {
 	Title  string `json:"title"`
 	Chunks int    `json:"chunks"`
 	Notice string `json:"notice"`
+	// Exclude is the vault-relative path a vault note can be excluded under
+	// (vault.exclude), so the next vault sync does not index it again;
+	// empty for documents that do not come from the vault.
+	Exclude string `json:"exclude,omitempty"`
+	source  string
+	file    string
+}
+
+// PickFiles opens the desktop's file dialog for PDFs and notes to add.
+func (l *Library) PickFiles() ([]string, error) {
+	if l.Pick == nil {
+		return nil, errs.WithHint(errs.New(errs.NotFound, "library.PickFiles", "no file dialog is available here"), "type the file's full path instead")
+	}
+	paths, err := l.Pick("Add PDFs or notes to the knowledge base")
+	if paths == nil {
+		paths = []string{}
+	}
+	return paths, err
 }
 
 // PrepareRemove is the first step: what would go, and a token for the second.
 func (l *Library) PrepareRemove(key string) (RemovalPreview, error) {
-	s, err := l.store()
+	_, d, err := l.document(key)
 	if err != nil {
 		return RemovalPreview{}, err
-	}
-	docs, err := s.List(context.Background(), chat.DocFilter(key), 1)
-	if err != nil {
-		return RemovalPreview{}, err
-	}
-	if len(docs) == 0 {
-		return RemovalPreview{}, errs.New(errs.NotFound, "library", "no document %q", key)
 	}
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		return RemovalPreview{}, errs.Wrap(errs.Internal, "library", err)
 	}
-	token := hex.EncodeToString(b)
+	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: chat.RemoveNotice,
+		source: d.Source, file: d.FilePath}
+	if d.Source == kb.SourceVault && d.FilePath != "" && !filepath.IsAbs(d.FilePath) {
+		p.Exclude = filepath.ToSlash(d.FilePath)
+	}
 	l.mu.Lock()
 	if l.removal == nil {
-		l.removal = map[string]string{}
+		l.removal = map[string]RemovalPreview{}
 	}
-	l.removal[token] = key
+	l.removal[p.Token] = p
 	l.mu.Unlock()
-	return RemovalPreview{Token: token, Key: docs[0].Key, Title: docs[0].Title, Chunks: docs[0].Chunks, Notice: chat.RemoveNotice}, nil
+	return p, nil
 }
 
-// Remove is the second step; the token is single-use.
-func (l *Library) Remove(token string) (int, error) {
+// Remove is the second step; the token is single-use. With exclude, a
+// vault note is also added to vault.exclude in config.toml (every other
+// line of the file kept as it was), so the next sync does not bring it back.
+func (l *Library) Remove(token string, exclude bool) (int, error) {
 	l.mu.Lock()
-	key, ok := l.removal[token]
+	p, ok := l.removal[token]
 	delete(l.removal, token)
 	l.mu.Unlock()
 	if !ok {
@@ -164,11 +205,31 @@ func (l *Library) Remove(token string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	f := chat.DocFilter(key)
-	if f.FilePath != "" {
-		return s.DeleteBy(context.Background(), "file_path", f.FilePath)
+	if exclude && p.Exclude != "" {
+		if err := l.excludeFromVault(p.Exclude); err != nil {
+			return 0, err
+		}
 	}
-	return s.DeleteBy(context.Background(), "source", f.Source)
+	if p.file != "" {
+		return s.DeleteBy(context.Background(), "file_path", p.file)
+	}
+	return s.DeleteBy(context.Background(), "source", p.source)
+}
+
+// excludeFromVault appends rel to vault.exclude, on disk and in memory.
+func (l *Library) excludeFromVault(rel string) error {
+	cfg := l.ag.Cfg
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if slices.Contains(cfg.Vault.Exclude, rel) {
+		return nil
+	}
+	list := append(slices.Clone(cfg.Vault.Exclude), rel)
+	if err := config.SetIn(cfg.Home, "vault", "exclude", list); err != nil {
+		return err
+	}
+	cfg.Vault.Exclude = list
+	return nil
 }
 
 // Locate turns a citation into a file on disk (a vault note or a local PDF).
@@ -221,23 +282,44 @@ func (l *Library) RevealCitation(c chat.Citation) error {
 }
 
 // SourceView is a cited source shown inside the app: a PDF page as an
-// image, or the document's stored text.
+// image with the cited passage's boxes, or the document's stored text with
+// the cited chunk named.
 type SourceView struct {
 	Title string `json:"title"`
 	Path  string `json:"path,omitempty"`
 	Page  int    `json:"page,omitempty"`
 	Pages int    `json:"pages,omitempty"`
 	Image string `json:"image,omitempty"` // base64 PNG of the page
-	HTML  string `json:"html,omitempty"`  // the text, rendered (raw HTML escaped)
+	// Marks are the cited passage's boxes on the page image, as fractions
+	// of the page's width and height (0..1).
+	Marks  []Mark        `json:"marks,omitempty"`
+	Chunks []SourceChunk `json:"chunks,omitempty"` // the stored text, in order
+	Cited  int64         `json:"cited,omitempty"`  // the cited chunk's id
 }
 
-// ViewSource opens a citation in the app: the cited page of a local PDF,
-// else the text the knowledge base holds for that document.
+// Mark is one highlighted box on a page image.
+type Mark struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// SourceChunk is one stored chunk of a document (Markdown).
+type SourceChunk struct {
+	ID   int64  `json:"id"`
+	Text string `json:"text"`
+}
+
+// ViewSource opens a citation in the app: the cited page of a local PDF
+// with the cited passage marked, else the text the knowledge base holds for
+// that document.
 func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
-	v := SourceView{Title: c.Title, Page: max(page, c.Page, 1)}
+	v := SourceView{Title: c.Title, Page: max(page, c.Page, 1), Cited: c.ChunkID}
 	if p, err := l.Locate(c); err == nil && strings.EqualFold(filepath.Ext(p), ".pdf") {
 		if png, n, err := pdf.PagePNG(p, v.Page, 110); err == nil {
 			v.Path, v.Pages, v.Image = p, n, base64.StdEncoding.EncodeToString(png)
+			v.Marks = l.marks(p, v.Page, c.ChunkID)
 			return v, nil
 		}
 	}
@@ -255,14 +337,34 @@ func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
 	if len(chunks) == 0 {
 		return v, errs.New(errs.NotFound, "library", "%s is no longer in the knowledge base", c.Source)
 	}
-	var b strings.Builder
 	for _, ch := range chunks {
-		b.WriteString(ch.Content + "\n\n")
+		v.Chunks = append(v.Chunks, SourceChunk{ID: ch.ID, Text: ch.Content})
 	}
 	if v.Title == "" {
 		v.Title = chunks[0].Meta.Title
 	}
 	v.Page = 0
-	v.HTML, err = render.MarkdownToHTML(b.String())
-	return v, err
+	return v, nil
+}
+
+// marks locates the cited chunk on a PDF page. A passage that cannot be
+// found (another page, a stale chunk) just leaves the page unmarked.
+func (l *Library) marks(path string, page int, chunkID int64) []Mark {
+	s, err := l.store()
+	if chunkID == 0 || err != nil {
+		return nil
+	}
+	chunks, err := s.Chunks(context.Background(), []int64{chunkID})
+	if err != nil || len(chunks) == 0 {
+		return nil
+	}
+	found, err := pdf.Locate(path, page, chunks[0].Content)
+	if err != nil || found.Width <= 0 || found.Height <= 0 {
+		return nil
+	}
+	var out []Mark
+	for _, b := range found.Boxes {
+		out = append(out, Mark{X: b.X0 / found.Width, Y: b.Y0 / found.Height, W: (b.X1 - b.X0) / found.Width, H: (b.Y1 - b.Y0) / found.Height})
+	}
+	return out
 }

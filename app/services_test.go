@@ -62,10 +62,10 @@ func TestLibraryRemovalIsTwoStepAndSingleUse(t *testing.T) {
 	if err != nil || p.Chunks != 1 || !strings.Contains(p.Notice, "never touched") {
 		t.Fatalf("%v %+v", err, p)
 	}
-	if n, err := s.Library.Remove(p.Token); err != nil || n != 1 {
+	if n, err := s.Library.Remove(p.Token, false); err != nil || n != 1 {
 		t.Fatalf("remove: %d %v", n, err)
 	}
-	if _, err := s.Library.Remove(p.Token); !errs.Is(err, errs.NotFound) {
+	if _, err := s.Library.Remove(p.Token, false); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("a token removes once: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(s.agent.Cfg.Vault.Path, "garden", "roses.md")); err != nil {
@@ -182,7 +182,7 @@ func TestViewSourceShowsPDFPagesAndStoredText(t *testing.T) {
 		t.Fatalf("%v %+v", err, v.Pages)
 	}
 	v, err = s.Library.ViewSource(chat.Citation{Source: "garden/roses.md", FilePath: "garden/roses.md"}, 0)
-	if err != nil || !strings.Contains(v.HTML, "Prune roses") {
+	if err != nil || len(v.Chunks) != 1 || !strings.Contains(v.Chunks[0].Text, "Prune roses") || v.Chunks[0].ID == 0 {
 		t.Fatalf("%v %+v", err, v)
 	}
 	if _, err := s.Library.ViewSource(chat.Citation{Source: "chat:gone"}, 0); !errs.Is(err, errs.NotFound) {
@@ -306,10 +306,84 @@ func TestEditorNewDraftSaveConflictAndKeep(t *testing.T) {
 	if _, err := s.Editor.Save(d.ID, "letter.md", "Dear panel members,\n", h); err != nil {
 		t.Fatal(err)
 	}
+	vs, err := s.Editor.Versions(d.ID, "letter.md")
+	if err != nil || len(vs) != 2 || vs[0].At.IsZero() {
+		t.Fatalf("each own save keeps the replaced text as a version: %v %+v", err, vs)
+	}
+	hunks, err := s.Editor.CompareVersion(d.ID, vs[0].ID)
+	if err != nil || len(hunks) != 1 || hunks[0].OldLines[0] != "Dear panel members,\n" || hunks[0].NewLines[0] != "Dear panel,\n" {
+		t.Fatalf("restoring shows what it changes first: %v %+v", err, hunks)
+	}
 	if err := s.Editor.SetKeep(d.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Editor.NewDraft("x", "../escape.md"); err == nil {
 		t.Fatal("a path outside the sandbox was accepted")
+	}
+}
+
+func TestRemovingAVaultNoteCanExcludeIt(t *testing.T) {
+	s, cfg := services(t)
+	p, err := s.Library.PrepareRemove("garden/roses.md")
+	if err != nil || p.Exclude != "garden/roses.md" {
+		t.Fatalf("a vault note offers exclusion: %v %+v", err, p)
+	}
+	if n, err := s.Library.Remove(p.Token, true); err != nil || n != 1 {
+		t.Fatalf("remove: %d %v", n, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfg.Home, "config.toml"))
+	if !strings.HasPrefix(string(b), "# my settings\n[chat]\nresponse_style = \"\" # how to answer\n") || !strings.Contains(string(b), "exclude = ['garden/roses.md']") {
+		t.Fatalf("vault.exclude must be written, the rest of the file kept:\n%s", b)
+	}
+	again, err := config.LoadFrom(cfg.Home)
+	if err != nil || len(again.Vault.Exclude) != 1 || again.Vault.Exclude[0] != "garden/roses.md" || len(cfg.Vault.Exclude) != 1 {
+		t.Fatalf("reloaded exclude %v %+v (in memory %v)", err, again.Vault.Exclude, cfg.Vault.Exclude)
+	}
+}
+
+func TestPaperMetadataEditByListKeyAndPassageMarks(t *testing.T) {
+	events := make(chan any, 64)
+	s, _ := services(t)
+	s.Library.ops.Emit = func(o ops.Op) { events <- o }
+	paper, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
+	id, err := s.Library.Add(paper, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := waitOp(t, events, id); final.State != ops.Done {
+		t.Fatalf("%+v", final)
+	}
+	docs, err := s.Library.Documents("papers", "")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	if n, err := s.Library.SetMeta(docs[0].Key, "Sparse Attention, Revised", "Ada Example", "10.1/x"); err != nil || n == 0 {
+		t.Fatalf("the key the library lists must be editable: %d %v", n, err)
+	}
+	docs, _ = s.Library.Documents("papers", "")
+	if docs[0].Title != "Sparse Attention, Revised" || docs[0].DOI != "10.1/x" {
+		t.Fatalf("after edit %+v", docs[0])
+	}
+	hits, err := s.Library.Search("sparse attention keeps accuracy while cutting memory", 5)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("%v %+v", err, hits)
+	}
+	var cited chat.Citation
+	for _, h := range hits {
+		if h.Citation.Page == 1 && strings.Contains(h.Text, "cutting memory") {
+			cited = h.Citation
+		}
+	}
+	if cited.ChunkID == 0 {
+		t.Fatalf("no page-1 hit: %+v", hits)
+	}
+	v, err := s.Library.ViewSource(cited, 0)
+	if err != nil || v.Image == "" || len(v.Marks) == 0 {
+		t.Fatalf("the cited passage must be marked on the page: %v %+v", err, v.Marks)
+	}
+	for _, m := range v.Marks {
+		if m.X < 0 || m.Y < 0 || m.X+m.W > 1 || m.Y+m.H > 1 || m.W <= 0 {
+			t.Fatalf("mark outside the page: %+v", m)
+		}
 	}
 }

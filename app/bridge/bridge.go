@@ -4,6 +4,12 @@
 // GET /bridge/events streams emitted events as server-sent events. It also
 // serves the built frontend, so the page and the bridge share an origin.
 // It is test infrastructure: the desktop app never starts it.
+//
+// It also stands in for the parts of the Wails runtime the window calls
+// directly: POST /bridge/runtime records a runtime call (BrowserOpenURL) and
+// GET /bridge/runtime lists them, so a test can prove a link was handed to
+// the system browser; POST /bridge/dialog queues the answer the next native
+// file dialog gives (Dialog).
 package bridge
 
 import (
@@ -14,15 +20,36 @@ import (
 	"reflect"
 	gosync "sync"
 
-	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/app"
 )
 
 // Bridge dispatches calls to services by type name.
 type Bridge struct {
 	services map[string]reflect.Value
 
-	mu   gosync.Mutex
-	subs map[chan []byte]bool
+	mu      gosync.Mutex
+	subs    map[chan []byte]bool
+	runtime []RuntimeCall
+	dialogs [][]string
+}
+
+// RuntimeCall is one call the page made to the Wails runtime.
+type RuntimeCall struct {
+	Name string `json:"name"`
+	Args []any  `json:"args"`
+}
+
+// Dialog answers a native file dialog with the next queued paths (none
+// when nothing is queued: the human cancelled).
+func (b *Bridge) Dialog(string) ([]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.dialogs) == 0 {
+		return nil, nil
+	}
+	next := b.dialogs[0]
+	b.dialogs = b.dialogs[1:]
+	return next, nil
 }
 
 // New registers services under their type names (Chat, Library, ...), the
@@ -56,12 +83,6 @@ type callRequest struct {
 	Service string            `json:"service"`
 	Method  string            `json:"method"`
 	Args    []json.RawMessage `json:"args"`
-}
-
-type callError struct {
-	Message string `json:"message"`
-	Code    string `json:"code,omitempty"`
-	Hint    string `json:"hint,omitempty"`
 }
 
 var errType = reflect.TypeOf((*error)(nil)).Elem()
@@ -115,10 +136,37 @@ func (b *Bridge) Handler(frontend fs.FS) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		if err != nil {
 			w.WriteHeader(http.StatusUnprocessableEntity)
-			_ = json.NewEncoder(w).Encode(callError{Message: err.Error(), Code: string(errs.CodeOf(err)), Hint: errs.HintOf(err)})
+			_ = json.NewEncoder(w).Encode(app.ViewError(err))
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"result": res})
+	})
+	mux.HandleFunc("POST /bridge/runtime", func(w http.ResponseWriter, r *http.Request) {
+		var c RuntimeCall
+		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		b.mu.Lock()
+		b.runtime = append(b.runtime, c)
+		b.mu.Unlock()
+	})
+	mux.HandleFunc("GET /bridge/runtime", func(w http.ResponseWriter, r *http.Request) {
+		b.mu.Lock()
+		calls := append([]RuntimeCall{}, b.runtime...)
+		b.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(calls)
+	})
+	mux.HandleFunc("POST /bridge/dialog", func(w http.ResponseWriter, r *http.Request) {
+		var paths []string
+		if err := json.NewDecoder(r.Body).Decode(&paths); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		b.mu.Lock()
+		b.dialogs = append(b.dialogs, paths)
+		b.mu.Unlock()
 	})
 	mux.HandleFunc("GET /bridge/events", func(w http.ResponseWriter, r *http.Request) {
 		fl, ok := w.(http.Flusher)

@@ -89,3 +89,27 @@ func TestCallsEventsAndFiles(t *testing.T) {
 		t.Fatal("frontend not served")
 	}
 }
+
+func TestRuntimeCallsAreRecordedAndDialogsAnswered(t *testing.T) {
+	b := New(Greeter{})
+	srv := httptest.NewServer(b.Handler(fstest.MapFS{}))
+	defer srv.Close()
+	if paths, _ := b.Dialog("pick"); paths != nil {
+		t.Fatalf("nothing queued is a cancelled dialog: %v", paths)
+	}
+	http.Post(srv.URL+"/bridge/dialog", "application/json", strings.NewReader(`["/tmp/a.pdf","/tmp/b.md"]`))
+	if paths, _ := b.Dialog("pick"); len(paths) != 2 || paths[1] != "/tmp/b.md" {
+		t.Fatalf("queued answer: %v", paths)
+	}
+	http.Post(srv.URL+"/bridge/runtime", "application/json", strings.NewReader(`{"name":"BrowserOpenURL","args":["https://wails.io/"]}`))
+	res, err := http.Get(srv.URL + "/bridge/runtime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var calls []RuntimeCall
+	json.NewDecoder(res.Body).Decode(&calls)
+	if len(calls) != 1 || calls[0].Name != "BrowserOpenURL" || calls[0].Args[0] != "https://wails.io/" {
+		t.Fatalf("recorded %+v", calls)
+	}
+}

@@ -75,9 +75,10 @@ type turn struct {
 
 	sendMu   gosync.Mutex // the worker and Stop both emit; seq stays ordered
 	seq      int
-	tools    []string // tool summaries, kept with the reply for the UI
-	streamed bool     // reply text reached the user: the model was there
-	offline  bool     // answered by search alone
+	tools    []string        // tool summaries, kept with the reply for the UI
+	partial  strings.Builder // reply text streamed since the last tool call
+	streamed bool            // reply text reached the user: the model was there
+	offline  bool            // answered by search alone
 }
 
 func (t *turn) send(kind, text string, data any) {
@@ -87,7 +88,9 @@ func (t *turn) send(kind, text string, data any) {
 	switch kind {
 	case EventTool:
 		t.tools = append(t.tools, text)
+		t.partial.Reset() // text before a tool call was the model thinking aloud
 	case EventDelta:
+		t.partial.WriteString(text)
 		t.streamed = true
 	}
 	if t.emit != nil {
@@ -300,9 +303,19 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		t.send(EventStopped, "stopped", map[string]any{"restore_input": message})
 	default:
 		warning := "⚠️ " + r.redact(err.Error())
+		answer := DisplayItem{Role: "assistant", Text: warning, At: now}
+		t.sendMu.Lock()
+		partial := strings.TrimSpace(t.partial.String())
+		t.sendMu.Unlock()
+		if partial != "" {
+			// The answer streamed so far is kept, marked as interrupted, not lost.
+			text, citations, _ := t.ledger.Cite(partial)
+			warning = text + "\n\n⚠️ Interrupted: " + r.redact(err.Error())
+			answer.Text, answer.Citations = warning, citations
+		}
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(s.Messages, llm.Text(llm.RoleUser, message), llm.Text(llm.RoleAssistant, warning))
-		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, DisplayItem{Role: "assistant", Text: warning, At: now})
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, answer)
 		if serr := r.Sessions.Save(s); serr != nil {
 			t.send(EventError, "the failed turn could not be saved: "+r.redact(serr.Error()), nil)
 		}

@@ -186,3 +186,33 @@ func TestReplyTextStreamsAsDeltaEvents(t *testing.T) {
 		t.Fatalf("events %s, streamed %q", rec.kinds(), live.String())
 	}
 }
+
+func TestModelServerDyingMidAnswerKeepsThePartialAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, part := range []string{"Water deeply ", "twice a week"} {
+			fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":false}`+"\n", part)
+			w.(http.Flusher).Flush()
+		}
+		conn, _, err := w.(http.Hijacker).Hijack() // the server dies: no done line
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	r, s := newRunner(t, nil)
+	r.Provider = func(string) (llm.Provider, error) { return &llm.Ollama{BaseURL: srv.URL, ModelID: "m"}, nil }
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, "q", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	saved, err := r.Sessions.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := saved.Display[len(saved.Display)-1].Text
+	if !strings.HasPrefix(reply, "Water deeply twice a week") || !strings.Contains(reply, "Interrupted") {
+		t.Fatalf("the partial answer must be kept and labelled: %q (events %s)", reply, rec.kinds())
+	}
+}

@@ -307,3 +307,31 @@ func TestRetention(t *testing.T) {
 		t.Fatal("wrong drafts removed")
 	}
 }
+
+func TestOwnSavesAreVersionsWithTimes(t *testing.T) {
+	w := newWS(t)
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	w.Now = func() time.Time { clock = clock.Add(time.Minute); return clock }
+	d, _ := w.Create("t", "a.md", "first\n", Public, "")
+	_, hash, _ := w.Read(d.ID, "a.md")
+	hash, err := w.SaveVersioned(d.ID, "a.md", "second\n", hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.SaveVersioned(d.ID, "a.md", "second\n", hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.SaveVersioned(d.ID, "a.md", "stale\n", Hash([]byte("first\n"))); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("a stale save must be refused: %v", err)
+	}
+	vs, _ := w.Versions(d.ID, "a.md")
+	if len(vs) != 1 {
+		t.Fatalf("one real change makes one version, got %+v", vs)
+	}
+	if text, _ := w.ReadVersion(d.ID, vs[0].ID); text != "first\n" {
+		t.Fatalf("the version holds the replaced text, got %q", text)
+	}
+	if !vs[0].At.Equal(time.Date(2026, 3, 1, 9, 2, 0, 0, time.UTC)) {
+		t.Fatalf("version time %v", vs[0].At)
+	}
+}

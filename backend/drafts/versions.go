@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
@@ -15,9 +17,10 @@ import (
 
 // Version is one snapshot of a file in .versions/.
 type Version struct {
-	ID   string `json:"id"` // <unix-nanos>--<file>
-	File string `json:"file"`
-	Size int    `json:"size"`
+	ID   string    `json:"id"` // <unix-nanos>--<file>
+	File string    `json:"file"`
+	Size int       `json:"size"`
+	At   time.Time `json:"at"` // when the snapshot was taken
 }
 
 func (w *Workspace) versionsPath(id string) (string, error) {
@@ -66,10 +69,40 @@ func (w *Workspace) Versions(id, filename string) ([]Version, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, Version{ID: e.Name(), File: file, Size: int(info.Size())})
+		out = append(out, Version{ID: e.Name(), File: file, Size: int(info.Size()), At: versionTime(e.Name())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
 	return out, nil
+}
+
+// versionTime reads the snapshot time out of a version id.
+func versionTime(versionID string) time.Time {
+	stamp, _, _ := strings.Cut(versionID, "--")
+	nanos, err := strconv.ParseInt(stamp, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, nanos).UTC()
+}
+
+// SaveVersioned is Save for the human's own edits: the text it replaces is
+// kept as a version first, so every save can be undone from History. A
+// save that changes nothing, or that Save refuses (stale hash), adds none.
+func (w *Workspace) SaveVersioned(id, filename, content, expectHash string) (string, error) {
+	path, err := w.Resolve(id, filename)
+	if err != nil {
+		return "", err
+	}
+	cur, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", errs.Wrap(errs.Internal, "drafts.SaveVersioned", err)
+	}
+	if err == nil && string(cur) != content && (expectHash == "" || Hash(cur) == expectHash) {
+		if err := w.snapshot(id, filename, cur); err != nil {
+			return "", err
+		}
+	}
+	return w.Save(id, filename, content, expectHash)
 }
 
 func (w *Workspace) versionFile(id, versionID string) (string, string, error) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Jarvis needs on a fresh Debian/Ubuntu machine: system
 # libraries for the Wails window (GTK 3, WebKitGTK), Xvfb for headless runs,
-# LaTeX (latexmk, pdflatex) and pandoc for draft compile and export,
+# LaTeX (latexmk, pdflatex) and pandoc for draft compile and export, an
+# emoji font (titles and answers may carry emoji),
 # the frontend's npm dependencies and the Wails CLI. Safe to re-run: each step
 # is skipped when already satisfied.
 set -euo pipefail
@@ -11,7 +12,7 @@ log() { printf '\n==> %s\n' "$*"; }
 
 APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick dbus-daemon dbus-bin
   latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc chromium
-  xdotool tesseract-ocr tesseract-ocr-eng)
+  xdotool tesseract-ocr tesseract-ocr-eng fonts-noto-color-emoji)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

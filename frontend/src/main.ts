@@ -1,4 +1,5 @@
 import { mount } from 'svelte'
+import 'katex/dist/katex.min.css'
 import './app.css'
 import App from './App.svelte'
 import { createBackend } from './lib/backend'

@@ -81,6 +81,7 @@ func run(addr, dist string, demo bool) error {
 	svc := app.NewServices(cfg, ag, func(name string, data any) { br.Emit(name, data) }, os.Getenv)
 	defer svc.Close()
 	br = bridge.New(svc.Bind()...)
+	svc.Library.Pick = br.Dialog
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -171,6 +172,16 @@ func seed(home, llmURL string) error {
 	return err
 }
 
+// formattingAnswer exercises what answers may contain: a link, one-line
+// display maths followed by text, inline maths, a table, a quote and code.
+const formattingAnswer = "## Formatting\n\n" +
+	"See the [Wails handbook](https://wails.io/docs/introduction) for the window.\n\n" +
+	"$$E = mc^2$$ and more text after the formula.\n\n" +
+	"Inline maths $a^2 + b^2 = c^2$ stays in the sentence, and $5 or $10 stay money.\n\n" +
+	"| Plant | Water |\n| --- | --- |\n| Tomato | twice a week |\n| Rose | weekly |\n\n" +
+	"> A quoted line.\n\n" +
+	"```go\nfmt.Println(\"hello\")\n```\n"
+
 // draftRE finds a created draft's id in an earlier tool result.
 var draftRE = regexp.MustCompile(`Created draft (\S+)`)
 
@@ -222,6 +233,22 @@ func startBrain() (string, func(), error) {
 			} else {
 				say("Done: " + strings.SplitN(last.Content, "\n", 2)[0])
 			}
+		case strings.Contains(question, "long story"):
+			// Far longer than a window: the view must follow it to the end.
+			for i := 1; i <= 40; i++ {
+				time.Sleep(40 * time.Millisecond)
+				say(fmt.Sprintf("Paragraph %d of the long answer: the garden grows a little every day, and so does this reply.\n\n", i))
+			}
+			say("That is the end of the long answer.")
+		case strings.Contains(question, "formatting"):
+			say(formattingAnswer)
+		case strings.Contains(question, "crash midway"):
+			say("Tomatoes need deep watering ")
+			say("twice a week, and ")
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close() // the model server dies mid-answer
+			}
+			return
 		case strings.Contains(question, "slow"):
 			for i := 0; i < 100; i++ {
 				select {

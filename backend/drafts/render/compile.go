@@ -1,3 +1,7 @@
+// Package render turns drafts into PDFs: LaTeX through latexmk and Markdown
+// through pandoc, in a locked-down temp directory. (Markdown and maths for
+// the screen — chat answers, the library viewer, draft previews — are
+// rendered by the frontend, frontend/src/lib/markdown.ts.)
 package render
 
 import (

@@ -20,11 +20,25 @@ export class BackendError extends Error {
 export interface Transport {
   call(service: string, method: string, ...args: unknown[]): Promise<unknown>
   on(event: string, cb: (data: unknown) => void): () => void
+  /** A Wails runtime function the window calls directly (BrowserOpenURL,
+   * ClipboardSetText); the test bridge records them. */
+  runtime(name: string, ...args: unknown[]): Promise<void>
 }
 
 type WailsWindow = Window & {
   go?: { app?: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>> }
-  runtime?: { EventsOn(name: string, cb: (d: unknown) => void): () => void }
+  runtime?: Record<string, (...a: any[]) => any> & { EventsOn?(name: string, cb: (d: unknown) => void): () => void }
+}
+
+/** A failed Wails call: the app's error formatter sends {message, code,
+ * hint}; anything else is taken as the message. */
+export function toBackendError(e: unknown): BackendError {
+  if (e instanceof BackendError) return e
+  if (e && typeof e === 'object' && 'message' in e) {
+    const o = e as { message: unknown; code?: unknown; hint?: unknown }
+    return new BackendError(String(o.message), String(o.code ?? ''), String(o.hint ?? ''))
+  }
+  return new BackendError(String(e))
 }
 
 export function wailsTransport(w: WailsWindow): Transport {
@@ -35,11 +49,16 @@ export function wailsTransport(w: WailsWindow): Transport {
       try {
         return await fn(...args)
       } catch (e) {
-        throw new BackendError(String((e as Error)?.message ?? e))
+        throw toBackendError(e)
       }
     },
     on(event, cb) {
-      return w.runtime?.EventsOn(event, cb) ?? (() => {})
+      return w.runtime?.EventsOn?.(event, cb) ?? (() => {})
+    },
+    async runtime(name, ...args) {
+      const fn = w.runtime?.[name]
+      if (!fn) throw new BackendError(`the window runtime has no ${name}`)
+      await fn(...args)
     },
   }
 }
@@ -72,6 +91,14 @@ export function bridgeTransport(base = ''): Transport {
       listeners.get(event)!.add(cb)
       return () => listeners.get(event)?.delete(cb)
     },
+    async runtime(name, ...args) {
+      const res = await fetch(base + '/bridge/runtime', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, args }),
+      })
+      if (!res.ok) throw new BackendError(`runtime ${name} failed`)
+    },
   }
 }
 
@@ -98,8 +125,9 @@ export interface Backend {
   stats(): Promise<T.Counts>
   setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
   prepareRemove(key: string): Promise<T.RemovalPreview>
-  remove(token: string): Promise<number>
+  remove(token: string, exclude: boolean): Promise<number>
   addFile(path: string, fullText: boolean): Promise<string>
+  pickFiles(): Promise<string[]>
   syncVault(): Promise<string>
   cancelOp(id: string): Promise<boolean>
   retryOp(id: string): Promise<string>
@@ -123,14 +151,17 @@ export interface Backend {
   saveFile(id: string, file: string, text: string, hash: string): Promise<string>
   versions(id: string, file: string): Promise<T.Version[]>
   readVersion(id: string, version: string): Promise<string>
+  compareVersion(id: string, version: string): Promise<T.Hunk[]>
   restore(id: string, version: string): Promise<string>
   proposals(id: string): Promise<T.Proposal[]>
   apply(token: string, accepted: number[]): Promise<string>
   discard(token: string): Promise<void>
-  preview(markdown: string): Promise<string>
   tools(): Promise<T.Availability>
   render(id: string, file: string): Promise<T.RenderResult>
   syncStatus(): Promise<T.SyncView>
+  /** Opens a web address in the system browser, never inside the app. */
+  openURL(url: string): Promise<void>
+  copyText(text: string): Promise<void>
 }
 
 export function backendOver(t: Transport): Backend {
@@ -157,8 +188,9 @@ export function backendOver(t: Transport): Backend {
     stats: () => c('Library', 'Stats'),
     setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
     prepareRemove: (k) => c('Library', 'PrepareRemove', k),
-    remove: (token) => c('Library', 'Remove', token),
+    remove: (token, exclude) => c('Library', 'Remove', token, exclude),
     addFile: (p, full) => c('Library', 'Add', p, full),
+    pickFiles: () => c('Library', 'PickFiles'),
     syncVault: () => c('Library', 'SyncVault'),
     cancelOp: (id) => c('Library', 'CancelOp', id),
     retryOp: (id) => c('Library', 'RetryOp', id),
@@ -182,14 +214,16 @@ export function backendOver(t: Transport): Backend {
     saveFile: (id, f, text, hash) => c('Editor', 'Save', id, f, text, hash),
     versions: (id, f) => c('Editor', 'Versions', id, f),
     readVersion: (id, v) => c('Editor', 'ReadVersion', id, v),
+    compareVersion: (id, v) => c('Editor', 'CompareVersion', id, v),
     restore: (id, v) => c('Editor', 'Restore', id, v),
     proposals: (id) => c('Editor', 'Proposals', id),
     apply: (token, acc) => c('Editor', 'Apply', token, acc),
     discard: (token) => c('Editor', 'Discard', token),
-    preview: (md) => c('Editor', 'Preview', md),
     tools: () => c('Editor', 'Tools'),
     render: (id, f) => c('Editor', 'Render', id, f),
     syncStatus: () => c('Sync', 'Status'),
+    openURL: (url) => t.runtime('BrowserOpenURL', url),
+    copyText: (text) => t.runtime('ClipboardSetText', text),
   }
 }
 

@@ -3,6 +3,8 @@
 // sequence number; an event older than the last one seen is a duplicate
 // (or from a turn already rolled back) and is ignored.
 import type { Backend } from './backend'
+import { notices } from './notices.svelte'
+import { loadJSON, saveJSON } from './persist'
 import type { ChatEvent, Citation, SessionRow, SessionView, SourceView } from './types'
 
 export interface ToolLine {
@@ -26,13 +28,7 @@ export interface Turn {
 
 const DRAFTS_KEY = 'jarvis.inputDrafts'
 
-function loadDrafts(): Record<string, string> {
-  try {
-    return JSON.parse(localStorage.getItem(DRAFTS_KEY) ?? '{}')
-  } catch {
-    return {}
-  }
-}
+const loadDrafts = () => loadJSON<Record<string, string>>(DRAFTS_KEY, {})
 
 export class ChatState {
   sessions = $state<SessionRow[]>([])
@@ -40,7 +36,6 @@ export class ChatState {
   turns = $state<Record<string, Turn>>({})
   activeId = $state('')
   inputs = $state<Record<string, string>>(loadDrafts())
-  error = $state('')
   viewer = $state<{ citation: Citation; view: SourceView } | null>(null)
   private off: () => void
 
@@ -61,7 +56,7 @@ export class ChatState {
   }
 
   private fail(e: unknown) {
-    this.error = String((e as Error)?.message ?? e)
+    notices.report(e)
   }
 
   async refresh() {
@@ -106,14 +101,13 @@ export class ChatState {
   /** Per-session input drafts survive switching sessions and restarts. */
   setInput(id: string, text: string) {
     this.inputs[id] = text
-    localStorage.setItem(DRAFTS_KEY, JSON.stringify(this.inputs))
+    saveJSON(DRAFTS_KEY, this.inputs)
   }
 
   async send(text: string) {
     const id = this.activeId
     const message = text.trim()
     if (!id || !message || this.turns[id]) return
-    this.error = ''
     this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
     this.setInput(id, '')
     try {
@@ -130,7 +124,6 @@ export class ChatState {
   async continueReply() {
     const id = this.activeId
     if (!id || this.turns[id]) return
-    this.error = ''
     this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
     try {
       await this.backend.continueReply(id)
@@ -140,13 +133,15 @@ export class ChatState {
     }
   }
 
-  /** Stop returns the composer at once; the backend rolls the turn back. */
+  /** Stop returns the composer at once; the backend rolls the turn back.
+   * The question comes back into the message box unless something new
+   * was typed there meanwhile. */
   async stop() {
     const id = this.activeId
     const t = this.turns[id]
     if (!t) return
     delete this.turns[id]
-    this.setInput(id, t.question)
+    if (!this.inputs[id]?.trim()) this.setInput(id, t.question)
     try {
       await this.backend.stop(id)
     } catch (e) {
@@ -192,16 +187,19 @@ export class ChatState {
   private async finish(e: ChatEvent, t: Turn) {
     const id = e.session_id
     delete this.turns[id]
-    if (e.kind === 'error') {
-      this.error = e.text
-      const restore = e.data?.restore_input
-      if (typeof restore === 'string') this.setInput(id, restore)
-    }
+    const restore = e.data?.restore_input
+    if (e.kind === 'error' && typeof restore === 'string' && !this.inputs[id]?.trim()) this.setInput(id, restore)
     if (e.kind === 'stopped' && !this.inputs[id]) this.setInput(id, t.question)
     try {
       this.views[id] = await this.backend.openSession(id)
     } catch (err) {
       this.fail(err)
+    }
+    // A failed turn is usually kept in the conversation with its warning;
+    // only a failure the conversation does not show is reported apart.
+    if (e.kind === 'error') {
+      const last = this.views[id]?.display.at(-1)
+      if (!(last?.role === 'assistant' && last.text.includes(e.text.replace(/^⚠️\s*/, '')))) this.fail(new Error(e.text))
     }
     await this.refresh()
   }

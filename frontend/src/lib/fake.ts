@@ -20,6 +20,9 @@ export function fakeBackend(handlers: Record<string, Handler>) {
       listeners.get(event)!.add(cb)
       return () => listeners.get(event)?.delete(cb)
     },
+    async runtime(name, ...args) {
+      calls.push({ name: `runtime.${name}`, args })
+    },
   }
   return {
     backend: backendOver(t),

@@ -117,3 +117,22 @@ export function reviewField(): Extension {
     }),
   ]
 }
+
+/** A hunk as unified-diff lines: context ' ', removed '-', added '+'. */
+export function unified(h: Hunk): { kind: ' ' | '-' | '+'; text: string }[] {
+  const del = new Set(changed(h.old_spans))
+  const add = new Set(changed(h.new_spans))
+  const out: { kind: ' ' | '-' | '+'; text: string }[] = []
+  let i = 0
+  let j = 0
+  while (i < h.old_lines.length || j < h.new_lines.length) {
+    if (i < h.old_lines.length && del.has(i)) out.push({ kind: '-', text: h.old_lines[i++] })
+    else if (j < h.new_lines.length && add.has(j)) out.push({ kind: '+', text: h.new_lines[j++] })
+    else {
+      if (i < h.old_lines.length) out.push({ kind: ' ', text: h.old_lines[i] })
+      i++
+      j++
+    }
+  }
+  return out.map((l) => ({ ...l, text: l.text.replace(/\n$/, '') }))
+}

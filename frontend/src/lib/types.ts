@@ -22,7 +22,6 @@ export interface DisplayItem {
   citations?: Citation[]
   tools?: string[]
   at: string
-  html?: string // assistant replies: rendered Markdown, raw HTML escaped by the backend
   stop?: string // 'length' (partial text), 'refusal' or 'content_filter' (a notice, not an answer)
   notice?: string
 }
@@ -70,6 +69,8 @@ export interface DocumentSummary {
   key: string
   doc_type: string
   visibility: string
+  source: string
+  file_path?: string
   title: string
   chunks: number
   authors?: string
@@ -100,6 +101,7 @@ export interface RemovalPreview {
   title: string
   chunks: number
   notice: string
+  exclude?: string // a vault note's path, offered for vault.exclude
 }
 
 export interface Prompt {
@@ -128,6 +130,7 @@ export interface Version {
   id: string
   file: string
   size: number
+  at: string
 }
 
 export interface Hunk {
@@ -196,7 +199,9 @@ export interface SourceView {
   page?: number
   pages?: number
   image?: string
-  html?: string
+  marks?: { x: number; y: number; w: number; h: number }[] // cited passage, fractions of the page
+  chunks?: { id: number; text: string }[]
+  cited?: number
 }
 
 export interface TurnInFlight {
