@@ -4,7 +4,9 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.11.0
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/cenkalti/backoff/v5 v5.0.3
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gen2brain/go-fitz v1.24.15
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/gomlx/gomlx v0.26.0
@@ -13,6 +15,7 @@ require (
 	github.com/sergi/go-diff v1.4.5
 	github.com/spf13/cobra v1.10.2
 	github.com/wailsapp/wails/v2 v2.9.2
+	golang.org/x/text v0.32.0
 	google.golang.org/protobuf v1.36.11
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.62.0
@@ -20,12 +23,10 @@ require (
 
 require (
 	github.com/bep/debounce v1.2.1 // indirect
-	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/daulet/tokenizers v1.24.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.8.4 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
@@ -73,7 +74,6 @@ require (
 	golang.org/x/net v0.47.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.38.0 // indirect
-	golang.org/x/text v0.32.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

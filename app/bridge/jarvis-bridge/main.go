@@ -168,7 +168,12 @@ func seed(home, llmURL string) error {
 		return err
 	}
 	defer e.Close()
-	_, err = e.Refresher().Refresh(context.Background())
+	if _, err := e.Refresher().Refresh(context.Background()); err != nil {
+		return err
+	}
+	// The notes are stored first and embedded after, as the app's
+	// background does; the demo starts with the vectors in place.
+	_, err = e.Backfill(context.Background(), nil)
 	return err
 }
 
