@@ -40,11 +40,16 @@ type Image struct {
 
 // Annotation is one PDF annotation as stored in the file.
 type Annotation struct {
-	Kind     string // PDF subtype: Highlight, Underline, Text, FreeText, Ink, ...
-	Page     int
-	Contents string
-	Box      Rect
-	Quads    []Rect // markup annotations: the marked areas
+	Kind        string // PDF subtype: Highlight, Underline, Text, FreeText, Caret, Ink, ...
+	Page        int
+	Contents    string
+	RichText    string // /RC: the comment as XHTML, sometimes the only copy
+	Box         Rect
+	Quads       []Rect // markup annotations: the marked areas
+	Ref         int    // the annotation's object number (0: a direct object)
+	InReplyTo   int    // /IRT: the object number of the annotation this one answers or groups with
+	ReplyType   string // /RT: "R" (a reply, the default) or "Group"
+	ReviewState bool   // a review-state record (Accepted, Unmarked ...), not a comment
 }
 
 // Page is one extracted page.
@@ -62,40 +67,50 @@ type Document struct {
 	Title  string // from the document info, may be empty or junk
 	Author string
 	Pages  []Page
+	// Repaired is set when MuPDF had to rebuild a broken cross-reference
+	// table: the file is damaged or truncated.
+	Repaired bool
 }
 
-// Options choose what Read extracts beyond text and annotations.
+// Options choose what Read extracts beyond text and annotations, and the
+// limits it works under.
 type Options struct {
 	Images    bool // extract raster images (for figure captions)
 	MinPixels int  // skip images smaller than this (width*height)
+	Limits    Limits
 }
 
-// Read extracts every page of the PDF at path. It checks ctx between pages.
+// Read extracts every page of the PDF at path under opts.Limits: a file
+// that claims too many pages, needs too much memory or time, or cannot be
+// parsed is a Conversion error naming the cause; ctx stops it even in the
+// middle of a page (Cancelled).
 func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 	const op = "pdf.Read"
 	if _, err := os.Stat(path); err != nil {
 		return nil, errs.Wrap(errs.NotFound, op, err)
 	}
-	r, msg := openRaw(path)
-	if r == nil {
-		return nil, errs.New(errs.Conversion, op, "cannot open %s: %s", path, msg)
+	lim := opts.Limits.withDefaults()
+	docCtx, cancel := documentDeadline(ctx, lim)
+	defer cancel()
+	r, n, err := openCounted(path, lim, op)
+	if err != nil {
+		return nil, err
 	}
 	defer r.close()
-	n, msg := r.pages()
-	if msg != "" {
-		return nil, errs.New(errs.Conversion, op, "cannot count pages of %s: %s", path, msg)
-	}
 	doc := &Document{Path: path, Title: strings.TrimSpace(r.meta("info:Title")), Author: strings.TrimSpace(r.meta("info:Author"))}
 	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, errs.Wrap(errs.Cancelled, op, err)
-		}
-		p, msg := r.page(i, opts.Images, opts.MinPixels)
-		if msg != "" {
-			return nil, errs.New(errs.Conversion, op, "page %d of %s: %s", i+1, path, msg)
+		var p Page
+		err := r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", i+1, path), func() *mupdfError {
+			var merr *mupdfError
+			p, merr = r.page(i, opts.Images, opts.MinPixels, lim.MaxChars)
+			return merr
+		})
+		if err != nil {
+			return nil, err
 		}
 		doc.Pages = append(doc.Pages, p)
 	}
+	doc.Repaired = r.repaired()
 	return doc, nil
 }
 
@@ -205,6 +220,9 @@ func PageMarker(n int) string { return fmt.Sprintf("<!-- page %d -->", n) }
 // error: its body cannot be indexed (its annotations still can).
 func (d *Document) Markdown() (string, error) {
 	if !d.HasText() {
+		if d.Repaired {
+			return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s is damaged: no readable text survived MuPDF's repair", d.Path), hintDamaged)
+		}
 		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path),
 			"run OCR on it first (e.g. ocrmypdf); its highlights and notes are still indexed")
 	}
