@@ -264,7 +264,9 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 		out->h = b.y1 - b.y0;
 		fz_stext_options opts;
 		memset(&opts, 0, sizeof opts);
-		opts.flags = FZ_STEXT_DEHYPHENATE | FZ_STEXT_MEDIABOX_CLIP | (want_images ? FZ_STEXT_PRESERVE_IMAGES : 0);
+		// No FZ_STEXT_DEHYPHENATE: it drops every line-end hyphen and moves the
+		// rest of the word onto the line above; hyphens.go decides instead.
+		opts.flags = FZ_STEXT_MEDIABOX_CLIP | (want_images ? FZ_STEXT_PRESERVE_IMAGES : 0);
 		text = fz_new_stext_page(ctx, b);
 		dev = fz_new_stext_device(ctx, text, &opts);
 		fz_run_page_contents(ctx, page, dev, fz_identity, &d->cookie);

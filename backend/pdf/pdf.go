@@ -114,6 +114,9 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 	return doc, nil
 }
 
+// RepairedWarning tells the user a damaged file was read anyway.
+const RepairedWarning = "the file is damaged (MuPDF repaired it to read it); some text may be missing"
+
 // line is a run of characters on one baseline.
 type line struct {
 	page      int
@@ -227,6 +230,7 @@ func (d *Document) Markdown() (string, error) {
 			"run OCR on it first (e.g. ocrmypdf); its highlights and notes are still indexed")
 	}
 	var all []line
+	vocab := d.words()
 	bySize := map[float64]int{}
 	for _, p := range d.Pages {
 		ls := p.lines()
@@ -264,7 +268,7 @@ func (d *Document) Markdown() (string, error) {
 	var para []string
 	flush := func() {
 		if len(para) > 0 {
-			b.WriteString(joinLines(para) + "\n\n")
+			b.WriteString(vocab.joinLines(para) + "\n\n")
 			para = nil
 		}
 	}
@@ -292,20 +296,14 @@ func (d *Document) Markdown() (string, error) {
 
 // joinLines joins a paragraph's lines, mending words hyphenated across a
 // line break.
-func joinLines(ls []string) string {
-	var b strings.Builder
+func (w words) joinLines(ls []string) string {
+	out := ""
 	for i, l := range ls {
-		if i > 0 {
-			prev := ls[i-1]
-			if strings.HasSuffix(prev, "-") && len(prev) > 1 && unicode.IsLetter(rune(prev[len(prev)-2])) {
-				s := b.String()
-				b.Reset()
-				b.WriteString(strings.TrimSuffix(s, "-"))
-			} else {
-				b.WriteByte(' ')
-			}
+		if i == 0 {
+			out = l
+			continue
 		}
-		b.WriteString(l)
+		out = w.join(out, l)
 	}
-	return b.String()
+	return out
 }
