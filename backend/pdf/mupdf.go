@@ -37,7 +37,7 @@ const char *jv_version = FZ_VERSION;
 enum { JV_FAILED = 1, JV_ABORTED = 2, JV_MEMORY = 3, JV_TOO_MUCH_TEXT = 4 };
 
 typedef struct {
-	int block, line, c, bold;
+	int block, line, c, bold, upright;
 	float size, x0, y0, x1, y1;
 } jv_char;
 
@@ -307,10 +307,12 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 			if (blk->type != FZ_STEXT_BLOCK_TEXT) continue;
 			int li = 0;
 			for (fz_stext_line *ln = blk->u.t.first_line; ln; ln = ln->next, li++) {
+				// Rotated lines are margin stamps and axis labels, not prose.
+				int upright = ln->dir.x > 0.99f;
 				for (fz_stext_char *ch = ln->first_char; ch; ch = ch->next) {
 					fz_rect r = fz_rect_from_quad(ch->quad);
 					jv_char *jc = &out->chars[out->nchars++];
-					jc->block = bi; jc->line = li; jc->c = ch->c; jc->size = ch->size;
+					jc->block = bi; jc->line = li; jc->c = ch->c; jc->size = ch->size; jc->upright = upright;
 					jc->bold = ch->font ? fz_font_is_bold(ctx, ch->font) : 0;
 					jc->x0 = r.x0; jc->y0 = r.y0; jc->x1 = r.x1; jc->y1 = r.y1;
 				}
@@ -499,7 +501,7 @@ func (r *rawDoc) page(i int, images bool, minPixels, maxChars int) (Page, *mupdf
 	out := Page{Number: i + 1, Width: float64(p.w), Height: float64(p.h)}
 	out.Chars = make([]Char, 0, int(p.nchars))
 	for _, c := range unsafe.Slice(p.chars, int(p.nchars)) {
-		out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c), Size: float64(c.size), Bold: c.bold != 0,
+		out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c), Size: float64(c.size), Bold: c.bold != 0, Upright: c.upright != 0,
 			Box: Rect{float64(c.x0), float64(c.y0), float64(c.x1), float64(c.y1)}})
 	}
 	for _, im := range unsafe.Slice(p.images, int(p.nimages)) {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,6 +29,7 @@ type Char struct {
 	R           rune
 	Size        float64
 	Bold        bool
+	Upright     bool // on a horizontal, left-to-right line
 	Box         Rect
 }
 
@@ -119,37 +121,26 @@ const RepairedWarning = "the file is damaged (MuPDF repaired it to read it); som
 
 // line is a run of characters on one baseline.
 type line struct {
-	page      int
-	block     int
-	text      string
-	size      float64
-	bold      bool
-	box       Rect
-	lineNo    int // MuPDF's line index inside the block
-	wordBoxes []Rect
-	wordTexts []string
+	page    int
+	block   int
+	text    string
+	size    float64
+	bold    bool
+	upright bool
+	box     Rect
+	lineNo  int // MuPDF's line index inside the block
 }
 
-// lines groups a page's characters into lines and words.
+// lines groups a page's characters into lines.
 func (p Page) lines() []line {
 	var out []line
 	var cur *line
-	var word strings.Builder
-	var wbox Rect
 	sizes := map[float64]int{}
 	bold := 0
-	flushWord := func() {
-		if word.Len() > 0 {
-			cur.wordTexts = append(cur.wordTexts, word.String())
-			cur.wordBoxes = append(cur.wordBoxes, wbox)
-			word.Reset()
-		}
-	}
 	flushLine := func() {
 		if cur == nil {
 			return
 		}
-		flushWord()
 		best, n := 0.0, -1
 		for s, c := range sizes {
 			if c > n || c == n && s > best {
@@ -167,27 +158,68 @@ func (p Page) lines() []line {
 	for _, c := range p.Chars {
 		if cur == nil || c.Block != cur.block || c.Line != cur.lineNo {
 			flushLine()
-			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box}
+			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box, upright: c.Upright}
 		}
 		cur.text += string(c.R)
 		cur.box = union(cur.box, c.Box)
 		if unicode.IsSpace(c.R) {
-			flushWord()
 			continue
 		}
 		sizes[roundSize(c.Size)]++
 		if c.Bold {
 			bold++
 		}
-		if word.Len() == 0 {
-			wbox = c.Box
-		} else {
-			wbox = union(wbox, c.Box)
-		}
-		word.WriteRune(c.R)
 	}
 	flushLine()
 	return out
+}
+
+// follows reports whether b continues heading a: on the same baseline (a
+// section number and its title) or the next line down, close below it.
+func follows(a, b line) bool {
+	if a.page != b.page {
+		return false
+	}
+	h := min(a.box.Y1-a.box.Y0, b.box.Y1-b.box.Y0)
+	if overlap := min(a.box.Y1, b.box.Y1) - max(a.box.Y0, b.box.Y0); overlap > h/2 {
+		return true
+	}
+	gap := b.box.Y0 - a.box.Y1
+	return gap > -h/2 && gap < h
+}
+
+// sectionNumber starts a numbered heading: "2.2 ", "4.3.1. ", "1. ".
+var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*\.?\s`)
+
+// continues reports whether heading line b carries on heading line a: it
+// follows it closely, has words of its own, and does not open a numbered
+// section itself. A bare section number is continued by its name; a page
+// number or footnote mark continues nothing.
+func continues(a, b line) bool {
+	if !follows(a, b) || !strings.ContainsFunc(b.text, unicode.IsLetter) {
+		return false
+	}
+	return !strings.ContainsFunc(a.text, unicode.IsLetter) || !sectionNumber.MatchString(b.text)
+}
+
+// arxivStamp is the identifier arXiv prints down the margin of page 1.
+var arxivStamp = regexp.MustCompile(`^arXiv:\S+\s+\[[^\]]+\]`)
+
+// headingWorthy reports whether text can be a heading or a title: it has a
+// word of three letters or more (so not a figure label "(a)", a symbol or a
+// page number) and is not arXiv's margin stamp.
+func headingWorthy(text string) bool {
+	run := 0
+	for _, r := range text {
+		if unicode.IsLetter(r) {
+			if run++; run >= 3 {
+				return !arxivStamp.MatchString(text)
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 func roundSize(s float64) float64 { return float64(int(s*2+0.5)) / 2 }
@@ -231,11 +263,12 @@ func (d *Document) Markdown() (string, error) {
 	}
 	var all []line
 	vocab := d.words()
-	bySize := map[float64]int{}
+	bySize, upright := map[float64]int{}, map[float64]bool{}
 	for _, p := range d.Pages {
 		ls := p.lines()
 		for _, l := range ls {
 			bySize[l.size] += len(l.text)
+			upright[l.size] = upright[l.size] || l.upright
 		}
 		all = append(all, ls...)
 	}
@@ -247,13 +280,13 @@ func (d *Document) Markdown() (string, error) {
 	}
 	var headingSizes []float64
 	for s := range bySize {
-		if s >= body*1.15 {
+		if s >= body*1.15 && upright[s] {
 			headingSizes = append(headingSizes, s)
 		}
 	}
 	slices.SortFunc(headingSizes, func(a, b float64) int { return cmp.Compare(b, a) })
 	level := func(l line) int {
-		if len(l.text) > 150 {
+		if len(l.text) > 150 || !l.upright {
 			return 0
 		}
 		for i, s := range headingSizes {
@@ -272,17 +305,30 @@ func (d *Document) Markdown() (string, error) {
 			para = nil
 		}
 	}
-	for _, l := range all {
+	for i := 0; i < len(all); i++ {
+		l := all[i]
 		if l.page != page {
 			flush()
 			page, block = l.page, -1
 			b.WriteString(PageMarker(page) + "\n\n")
 		}
+		// A heading is the run of heading lines of one size that follow each
+		// other: a title over two lines, a section number and its name.
 		if lv := level(l); lv > 0 {
-			flush()
-			b.WriteString(strings.Repeat("#", lv) + " " + l.text + "\n\n")
-			block = -1
-			continue
+			j := i + 1
+			for j < len(all) && level(all[j]) == lv && continues(all[j-1], all[j]) {
+				j++
+			}
+			var texts []string
+			for _, h := range all[i:j] {
+				texts = append(texts, h.text)
+			}
+			if text := vocab.joinLines(texts); headingWorthy(text) {
+				flush()
+				b.WriteString(strings.Repeat("#", lv) + " " + text + "\n\n")
+				block, i = -1, j-1
+				continue
+			}
 		}
 		if l.block != block {
 			flush()
