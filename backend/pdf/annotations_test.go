@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
 // The reading fixture is built at test time in Courier, whose glyphs are
@@ -62,10 +64,10 @@ func readingPDF(t *testing.T, lines []string, annots ...string) string {
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /Annots [" + strings.Join(refs, " ") + "] >>",
-		flateStream(t, "", content.String()),
+		pdftest.Stream("", content.String()),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>",
 	}
-	return buildPDF(t, append(objs, annots...)...)
+	return pdftest.Build(t, append(objs, annots...)...)
 }
 
 func markupAnnot(subtype string, extra string, spans ...span) string {

@@ -3,6 +3,8 @@ package pdf
 import (
 	"strings"
 	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
 // stampedPaper is page 1 of an arXiv preprint: the identifier stamped
@@ -17,12 +19,12 @@ func stampedPaper(t *testing.T) string {
 		"BT /F1 10 Tf 12 TL 72 620 Td\n" + body + "ET\n" +
 		"BT /F1 12 Tf 100 300 Td ((a)) Tj 200 0 Td ((b)) Tj ET BT /F2 12 Tf 300 280 Td (\\326) Tj ET\n" +
 		"BT /F1 12 Tf 300 40 Td (3) Tj ET"
-	return buildPDF(t,
+	return pdftest.Build(t,
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>",
-		flateStream(t, "", content),
-		helvetica,
+		pdftest.Stream("", content),
+		pdftest.Helvetica,
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Symbol >>")
 }
 
