@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	gosync "sync"
 	"time"
@@ -117,7 +118,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
 	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(model),
-		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
+		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf, FailuresFile: filepath.Join(s.Cfg.StateDir(), "inbox-failures.json")}
 	res, err := in.Scan(ctx)
 	if err != nil {
 		return err
