@@ -181,10 +181,10 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 	}
 	arxiv, biorxiv := o.Arxiv, o.Biorxiv
 	if arxiv == nil {
-		arxiv = digest.NewArxiv()
+		arxiv = digest.NewArxivAt(s.Cfg.Digest.ArxivURL)
 	}
 	if biorxiv == nil {
-		biorxiv = digest.NewBiorxiv()
+		biorxiv = digest.NewBiorxivAt(s.Cfg.Digest.BiorxivURL)
 	}
 	pl := &digest.Pipeline{
 		Cfg: s.Cfg.Digest, Arxiv: arxiv, Biorxiv: biorxiv, LLM: model, ModelName: name,

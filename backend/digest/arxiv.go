@@ -2,6 +2,7 @@ package digest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -37,9 +38,20 @@ type Arxiv struct {
 	now  func() time.Time
 }
 
-// NewArxiv returns a client with arXiv's courtesy defaults.
-func NewArxiv() *Arxiv {
-	return &Arxiv{BaseURL: DefaultArxivURL, PDFBase: "https://arxiv.org/pdf", HTTP: &http.Client{Timeout: 60 * time.Second},
+// NewArxiv returns a client of the official API with arXiv's courtesy
+// defaults.
+func NewArxiv() *Arxiv { return NewArxivAt(DefaultArxivURL) }
+
+// NewArxivAt returns a client of the API at queryURL (digest.arxiv_url).
+// PDFs come from arxiv.org for the official API and from <origin>/pdf of
+// any other (a mirror, a test server).
+func NewArxivAt(queryURL string) *Arxiv {
+	queryURL = cmp.Or(queryURL, DefaultArxivURL)
+	pdfBase := "https://arxiv.org/pdf"
+	if u, err := url.Parse(queryURL); err == nil && queryURL != DefaultArxivURL && u.Host != "" {
+		pdfBase = u.Scheme + "://" + u.Host + "/pdf"
+	}
+	return &Arxiv{BaseURL: queryURL, PDFBase: pdfBase, HTTP: &http.Client{Timeout: 60 * time.Second},
 		Delay: 3 * time.Second, PageSize: 100, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
 }
 

@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,9 +29,13 @@ type Biorxiv struct {
 	Now     func() time.Time
 }
 
-// NewBiorxiv returns a client with default retries.
-func NewBiorxiv() *Biorxiv {
-	return &Biorxiv{BaseURL: DefaultBiorxivURL, HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
+// NewBiorxiv returns a client of the official API with default retries.
+func NewBiorxiv() *Biorxiv { return NewBiorxivAt(DefaultBiorxivURL) }
+
+// NewBiorxivAt returns a client of the API rooted at root
+// (digest.biorxiv_url).
+func NewBiorxivAt(root string) *Biorxiv {
+	return &Biorxiv{BaseURL: cmp.Or(root, DefaultBiorxivURL), HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
 }
 
 type biorxivResponse struct {
