@@ -180,6 +180,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				}
 				fmt.Fprintf(io.Out, "%s: %d summaries added, %d already stored, %d below 8 (searchable through the digest)\n",
 					path, out.Summaries, out.Skipped, out.Low)
+				if out.Updated > 0 {
+					fmt.Fprintf(io.Out, "%s: %d of the summaries replace an older version of the same preprint\n", path, out.Updated)
+				}
 			}
 			return nil
 		}),
