@@ -12,7 +12,17 @@ import (
 // across lines with this evidence instead (see glue).
 type words struct{ compound, plain map[string]bool }
 
+// words is computed once per document: Marks, Markdown and Guess all need
+// it, and it takes a pass over every line.
 func (d *Document) words() words {
+	if d.vocab == nil {
+		w := d.collectWords()
+		d.vocab = &w
+	}
+	return *d.vocab
+}
+
+func (d *Document) collectWords() words {
 	w := words{compound: map[string]bool{}, plain: map[string]bool{}}
 	for _, p := range d.Pages {
 		afterBreak := false // the line before ended in a hyphen

@@ -72,6 +72,8 @@ type Document struct {
 	// Repaired is set when MuPDF had to rebuild a broken cross-reference
 	// table: the file is damaged or truncated.
 	Repaired bool
+
+	vocab *words // see words()
 }
 
 // Options choose what Read extracts beyond text and annotations, and the
