@@ -71,7 +71,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		offline = k.OfflineAnswer // no model reachable: the best passages, cited
 		arxiv := o.Arxiv
 		if arxiv == nil {
-			arxiv = digest.NewArxiv()
+			arxiv = digest.NewArxivAt(cfg.Digest.ArxivURL)
 		}
 		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Options: ingest.OptionsFrom(cfg.RAG),
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})

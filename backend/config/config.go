@@ -50,8 +50,13 @@ type Digest struct {
 	BiorxivCategories []Quota `toml:"biorxiv_categories"`
 	BiorxivKeywords   []Quota `toml:"biorxiv_keywords"`
 	BiorxivDays       int     `toml:"biorxiv_days"`
-	Day               string  `toml:"day"`
-	Hour              int     `toml:"hour"`
+	// ArxivURL is the arXiv API query endpoint; pointing it at a mirror or
+	// a test server also moves PDF downloads to <its origin>/pdf/<id>.
+	ArxivURL string `toml:"arxiv_url"`
+	// BiorxivURL is the bioRxiv API root (/details/... is appended).
+	BiorxivURL string `toml:"biorxiv_url"`
+	Day        string `toml:"day"`
+	Hour       int    `toml:"hour"`
 	// AnthropicModel is the legacy location of chat.anthropic_model; it is
 	// honoured with a warning when [chat] does not set the model.
 	AnthropicModel string `toml:"anthropic_model"`
@@ -150,6 +155,8 @@ func Defaults() Config {
 			BiorxivCategories: []Quota{{"bioinformatics", 100}},
 			BiorxivKeywords:   []Quota{{"cytometry", 50}, {"single-cell", 50}},
 			BiorxivDays:       7,
+			ArxivURL:          "https://export.arxiv.org/api/query",
+			BiorxivURL:        "https://api.biorxiv.org",
 			Day:               "mon",
 			Hour:              5,
 		},

@@ -24,6 +24,8 @@ func (c *Config) Validate() error {
 		{"digest.biorxiv_days", c.Digest.BiorxivDays < 1, "must be at least 1"},
 		{"digest.day", !slices.Contains(weekdays, strings.ToLower(c.Digest.Day)), "must be one of " + strings.Join(weekdays, ", ")},
 		{"digest.hour", c.Digest.Hour < 0 || c.Digest.Hour > 23, "must be an hour from 0 to 23"},
+		{"digest.arxiv_url", !isHTTPURL(c.Digest.ArxivURL), "must be an http(s) URL"},
+		{"digest.biorxiv_url", !isHTTPURL(c.Digest.BiorxivURL), "must be an http(s) URL"},
 		{"rag.dir", strings.TrimSpace(c.RAG.Dir) == "", "must not be empty"},
 		{"rag.embed_model", strings.TrimSpace(c.RAG.EmbedModel) == "", "must name an embedding model"},
 		{"rag.chunk_size", c.RAG.ChunkSize < 64, "must be at least 64 characters"},

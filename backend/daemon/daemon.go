@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	gosync "sync"
 	"time"
@@ -127,7 +128,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
 	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Opts: s.ingestOptions(model),
-		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
+		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf, FailuresFile: filepath.Join(s.Cfg.StateDir(), "inbox-failures.json")}
 	res, err := in.Scan(ctx)
 	s.indexed()
 	if err != nil {
@@ -191,10 +192,10 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 	}
 	arxiv, biorxiv := o.Arxiv, o.Biorxiv
 	if arxiv == nil {
-		arxiv = digest.NewArxiv()
+		arxiv = digest.NewArxivAt(s.Cfg.Digest.ArxivURL)
 	}
 	if biorxiv == nil {
-		biorxiv = digest.NewBiorxiv()
+		biorxiv = digest.NewBiorxivAt(s.Cfg.Digest.BiorxivURL)
 	}
 	pl := &digest.Pipeline{
 		Cfg: s.Cfg.Digest, Arxiv: arxiv, Biorxiv: biorxiv, LLM: model, ModelName: name,

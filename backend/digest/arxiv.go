@@ -2,6 +2,7 @@ package digest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,9 +40,20 @@ type Arxiv struct {
 	now  func() time.Time
 }
 
-// NewArxiv returns a client with arXiv's courtesy defaults.
-func NewArxiv() *Arxiv {
-	return &Arxiv{BaseURL: DefaultArxivURL, PDFBase: "https://arxiv.org/pdf", HTTP: &http.Client{Timeout: 60 * time.Second},
+// NewArxiv returns a client of the official API with arXiv's courtesy
+// defaults.
+func NewArxiv() *Arxiv { return NewArxivAt(DefaultArxivURL) }
+
+// NewArxivAt returns a client of the API at queryURL (digest.arxiv_url).
+// PDFs come from arxiv.org for the official API and from <origin>/pdf of
+// any other (a mirror, a test server).
+func NewArxivAt(queryURL string) *Arxiv {
+	queryURL = cmp.Or(queryURL, DefaultArxivURL)
+	pdfBase := "https://arxiv.org/pdf"
+	if u, err := url.Parse(queryURL); err == nil && queryURL != DefaultArxivURL && u.Host != "" {
+		pdfBase = u.Scheme + "://" + u.Host + "/pdf"
+	}
+	return &Arxiv{BaseURL: queryURL, PDFBase: pdfBase, HTTP: &http.Client{Timeout: 60 * time.Second},
 		Delay: 3 * time.Second, PageSize: 100, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
 }
 
@@ -87,12 +101,33 @@ type atomEntry struct {
 	Primary struct {
 		Term string `xml:"term,attr"`
 	} `xml:"primary_category"`
-	DOI string `xml:"doi"`
+	Categories []struct {
+		Term string `xml:"term,attr"`
+	} `xml:"category"`
+	DOI        string `xml:"doi"`
+	Comment    string `xml:"comment"`
+	JournalRef string `xml:"journal_ref"`
+}
+
+// isError reports arXiv's way of explaining a refused query: an entry
+// whose id points into its error documentation.
+func (e atomEntry) isError() bool {
+	return strings.Contains(e.ID, "/api/errors") || strings.TrimSpace(e.Title) == "Error"
 }
 
 func (e atomEntry) paper(source string) Paper {
 	id := ParseArxivID(e.ID)
-	p := Paper{ID: id, Title: clean(e.Title), Abstract: clean(e.Summary), Link: "https://arxiv.org/abs/" + id, DOI: clean(e.DOI), Source: source}
+	p := Paper{ID: id, Title: clean(e.Title), Abstract: clean(e.Summary), Link: "https://arxiv.org/abs/" + id, DOI: clean(e.DOI), Source: source,
+		Comment: clean(e.Comment), JournalRef: clean(e.JournalRef), Version: arxivVersion(e.ID)}
+	terms := []string{e.Primary.Term}
+	for _, c := range e.Categories {
+		terms = append(terms, c.Term)
+	}
+	for _, c := range terms {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(p.Categories, c) {
+			p.Categories = append(p.Categories, c)
+		}
+	}
 	if t, err := time.Parse(time.RFC3339, e.Published); err == nil {
 		p.Published = t
 	}
@@ -110,22 +145,54 @@ func (e atomEntry) paper(source string) Paper {
 	return p
 }
 
-// query performs one API request and parses the Atom feed.
+// query performs one API request and parses the Atom feed. A query arXiv
+// refuses (HTTP 400 with an error entry, or an error entry in a 200 feed)
+// is Invalid with arXiv's own explanation, and is not retried; other
+// failures are Fetch errors, retried by the caller.
 func (a *Arxiv) query(ctx context.Context, params url.Values) (atomFeed, error) {
 	const op = "arxiv.query"
 	if err := a.wait(ctx); err != nil {
 		return atomFeed{}, err
 	}
-	resp, err := get(ctx, a.HTTP, op, "arXiv", a.BaseURL+"?"+params.Encode())
+	u := a.BaseURL + "?" + params.Encode()
+	resp, err := send(ctx, a.HTTP, op, u)
 	if err != nil {
 		return atomFeed{}, err
 	}
 	defer resp.Body.Close()
 	var feed atomFeed
-	if err := xml.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&feed); err != nil {
-		return atomFeed{}, errs.Wrapf(errs.Fetch, op, err, "unreadable Atom feed")
+	decodeErr := xml.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&feed)
+	for _, e := range feed.Entries {
+		if e.isError() {
+			return atomFeed{}, errs.New(errs.Invalid, op, "arXiv refused the query (%s): %s", resp.Status, clean(e.Summary))
+		}
+	}
+	switch {
+	case refused(resp.StatusCode):
+		return atomFeed{}, errs.New(errs.Invalid, op, "arXiv refused the query: %s for %s", resp.Status, u)
+	case resp.StatusCode != http.StatusOK:
+		return atomFeed{}, errs.New(errs.Fetch, op, "arXiv answered %s for %s", resp.Status, u)
+	case decodeErr != nil:
+		return atomFeed{}, errs.Wrapf(errs.Fetch, op, decodeErr, "unreadable Atom feed")
 	}
 	return feed, nil
+}
+
+// refused reports a client error that asking again will not fix: a bad
+// request, not a rate limit or a timeout.
+func refused(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusTooManyRequests && status != http.StatusRequestTimeout
+}
+
+var arxivVersionRE = regexp.MustCompile(`v(\d+)$`)
+
+// arxivVersion is the vN suffix of an entry id (0 when absent).
+func arxivVersion(id string) int {
+	if m := arxivVersionRE.FindStringSubmatch(strings.TrimSpace(id)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
 }
 
 // FetchCategory returns the newest max papers of a category, paging as
@@ -176,7 +243,7 @@ func (a *Arxiv) FetchPaper(ctx context.Context, id string) (Paper, error) {
 		if err != nil {
 			return err
 		}
-		if len(feed.Entries) == 0 || strings.TrimSpace(feed.Entries[0].Title) == "" || strings.Contains(feed.Entries[0].Title, "Error") {
+		if len(feed.Entries) == 0 || strings.TrimSpace(feed.Entries[0].Title) == "" {
 			return errs.New(errs.NotFound, "arxiv", "no arXiv paper %s", id)
 		}
 		p = feed.Entries[0].paper("")
@@ -241,10 +308,10 @@ func (a *Arxiv) DownloadPDF(ctx context.Context, id, destDir string) (string, er
 	return path, nil
 }
 
-// get performs a GET and returns the response only for 200 OK; transport
-// failures and other statuses are fetch errors (retryable), a stop is a
+// send performs a GET and returns the response whatever its status;
+// transport failures are fetch errors (retryable), a stop is a
 // cancellation.
-func get(ctx context.Context, client *http.Client, op, service, u string) (*http.Response, error) {
+func send(ctx context.Context, client *http.Client, op, u string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
@@ -255,6 +322,16 @@ func get(ctx context.Context, client *http.Client, op, service, u string) (*http
 			return nil, errs.Wrap(errs.Cancelled, op, ctx.Err())
 		}
 		return nil, errs.Wrap(errs.Fetch, op, err)
+	}
+	return resp, nil
+}
+
+// get performs a GET and returns the response only for 200 OK; any other
+// status is a fetch error (retryable).
+func get(ctx context.Context, client *http.Client, op, service, u string) (*http.Response, error) {
+	resp, err := send(ctx, client, op, u)
+	if err != nil {
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()

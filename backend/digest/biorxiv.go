@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,9 +29,13 @@ type Biorxiv struct {
 	Now     func() time.Time
 }
 
-// NewBiorxiv returns a client with default retries.
-func NewBiorxiv() *Biorxiv {
-	return &Biorxiv{BaseURL: DefaultBiorxivURL, HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
+// NewBiorxiv returns a client of the official API with default retries.
+func NewBiorxiv() *Biorxiv { return NewBiorxivAt(DefaultBiorxivURL) }
+
+// NewBiorxivAt returns a client of the API rooted at root
+// (digest.biorxiv_url).
+func NewBiorxivAt(root string) *Biorxiv {
+	return &Biorxiv{BaseURL: cmp.Or(root, DefaultBiorxivURL), HTTP: &http.Client{Timeout: 60 * time.Second}, Retry: Retry{Attempts: 4, Backoff: 5 * time.Second}}
 }
 
 type biorxivResponse struct {
@@ -38,14 +43,40 @@ type biorxivResponse struct {
 		Status string `json:"status"`
 		Total  any    `json:"total"` // the API sends a number or a string
 	} `json:"messages"`
-	Collection []struct {
-		DOI      string `json:"doi"`
-		Title    string `json:"title"`
-		Authors  string `json:"authors"`
-		Date     string `json:"date"`
-		Category string `json:"category"`
-		Abstract string `json:"abstract"`
-	} `json:"collection"`
+	Collection []biorxivRecord `json:"collection"`
+}
+
+// biorxivRecord is one version of one preprint; a revised preprint comes
+// back once per version, under one DOI.
+type biorxivRecord struct {
+	DOI       string `json:"doi"`
+	Title     string `json:"title"`
+	Authors   string `json:"authors"` // "Naka, A.; Shababo, B."
+	Date      string `json:"date"`
+	Version   string `json:"version"`
+	Category  string `json:"category"`
+	Abstract  string `json:"abstract"`
+	Published string `json:"published"` // the journal version's DOI, or "NA"
+}
+
+func (r biorxivRecord) paper() Paper {
+	p := Paper{ID: r.DOI, DOI: r.DOI, Title: cleanJATS(r.Title), Abstract: cleanJATS(r.Abstract), Link: "https://doi.org/" + r.DOI, Source: r.Category}
+	if c := clean(r.Category); c != "" {
+		p.Categories = []string{c}
+	}
+	for _, a := range strings.Split(r.Authors, ";") {
+		if a = clean(a); a != "" {
+			p.Authors = append(p.Authors, a)
+		}
+	}
+	if t, err := time.Parse("2006-01-02", r.Date); err == nil {
+		p.Published = t
+	}
+	p.Version, _ = strconv.Atoi(strings.TrimSpace(r.Version))
+	if j := clean(r.Published); j != "" && !strings.EqualFold(j, "NA") {
+		p.JournalDOI = j
+	}
+	return p
 }
 
 func (b *Biorxiv) window(days int) (string, string) {
@@ -58,13 +89,14 @@ func (b *Biorxiv) window(days int) (string, string) {
 }
 
 // walk pages through a window, calling keep for each record until it has
-// collected max papers or the window is exhausted.
+// collected max papers or the window is exhausted. Several versions of one
+// DOI make one paper, at its newest version.
 func (b *Biorxiv) walk(ctx context.Context, days int, category string, max int, keep func(Paper) (Paper, bool)) ([]Paper, error) {
 	start, end := b.window(days)
 	var out []Paper
 	err := b.Retry.Do(ctx, func() error {
 		out = out[:0]
-		seen := map[string]bool{}
+		at := map[string]int{} // DOI -> its paper in out
 		for cursor := 0; len(out) < max; cursor += biorxivPage {
 			u := fmt.Sprintf("%s/details/biorxiv/%s/%s/%d/json", strings.TrimRight(b.BaseURL, "/"), start, end, cursor)
 			if category != "" {
@@ -81,20 +113,18 @@ func (b *Biorxiv) walk(ctx context.Context, days int, category string, max int, 
 				break
 			}
 			for _, r := range page.Collection {
-				if r.DOI == "" || seen[r.DOI] {
+				if r.DOI == "" {
 					continue
 				}
-				p := Paper{ID: r.DOI, DOI: r.DOI, Title: clean(r.Title), Abstract: clean(r.Abstract), Link: "https://doi.org/" + r.DOI, Source: r.Category}
-				for _, a := range strings.Split(r.Authors, ";") {
-					if a = clean(a); a != "" {
-						p.Authors = append(p.Authors, a)
+				p, ok := keep(r.paper())
+				if i, seen := at[r.DOI]; seen {
+					if ok && p.Version > out[i].Version {
+						out[i] = p
 					}
+					continue
 				}
-				if t, err := time.Parse("2006-01-02", r.Date); err == nil {
-					p.Published = t
-				}
-				if p, ok := keep(p); ok {
-					seen[r.DOI] = true
+				if ok {
+					at[r.DOI] = len(out)
 					out = append(out, p)
 					if len(out) >= max {
 						break

@@ -276,3 +276,121 @@ func TestParseIsTheInverseOfFormat(t *testing.T) {
 		t.Fatalf("entries = %+v", got[1:])
 	}
 }
+
+// arXiv's current API answers a bad request with HTTP 400 and an error
+// entry: that is the caller's mistake, reported in arXiv's words, and asking
+// again would only be refused again.
+func TestArxivRefusalIsInvalidWithItsReasonAndNotRetried(t *testing.T) {
+	body := fixture(t, "arxiv_error.xml")
+	var calls int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	s := &noSleep{}
+	a := testArxiv(srv, s)
+	_, err := a.FetchCategory(context.Background(), "cs.LG", 5)
+	if !errs.Is(err, errs.Invalid) || errs.Is(err, errs.Fetch) || !strings.Contains(err.Error(), "max_results must be less than or equal to 2000") {
+		t.Fatalf("err = %v", err)
+	}
+	if calls != 1 || len(s.slept) != 0 {
+		t.Fatalf("a refusal was retried: %d calls, slept %v", calls, s.slept)
+	}
+	// The same error entry in a 200 feed (the API's older habit) too.
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	defer ok.Close()
+	if _, err := testArxiv(ok, &noSleep{}).FetchPaper(context.Background(), "2611.01234"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("error entry with 200: %v", err)
+	}
+	// A server in trouble is still worth another try.
+	var tries int
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tries++
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	if _, err := testArxiv(busy, &noSleep{}).FetchCategory(context.Background(), "cs.LG", 5); !errs.Is(err, errs.Fetch) || tries != 3 {
+		t.Fatalf("503: %v after %d tries", err, tries)
+	}
+}
+
+func TestArxivKeepsCategoriesCommentJournalAndVersion(t *testing.T) {
+	srv, _ := arxivServer(t, fixture(t, "arxiv_2016.xml"))
+	p, err := testArxiv(srv, &noSleep{}).FetchPaper(context.Background(), "cond-mat/0102536")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != "cond-mat/0102536" || p.Version != 3 || p.Title != "Spin Chains Coupled on a Lattice of Nodes" || p.DOI != "10.1103/PhysRevB.00.000001" ||
+		strings.Join(p.Categories, ",") != "cond-mat.str-el,cond-mat.supr-con,quant-ph" || p.Source != "cond-mat.str-el" ||
+		p.Comment != "8 pages, 3 figures. Published version" || p.JournalRef != "Phys. Rev. B 00, 000001 (2002)" {
+		t.Fatalf("paper = %+v", p)
+	}
+}
+
+func TestBiorxivVersionsAuthorsJATSAndJournalDOI(t *testing.T) {
+	srv, _ := biorxivServer(t, fixture(t, "biorxiv_revisions.json"))
+	b := &Biorxiv{BaseURL: srv.URL, HTTP: srv.Client(), Retry: Retry{Attempts: 1}}
+	papers, err := b.FetchCategory(context.Background(), "", 10, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(papers) != 2 {
+		t.Fatalf("three versions of one DOI are one paper: %+v", papers)
+	}
+	rev, fresh := papers[0], papers[1]
+	if rev.Version != 3 || rev.Abstract != "Third version, revised." || rev.JournalDOI != "10.7554/eLife.00001" || rev.Link != "https://doi.org/10.1101/2025.03.10.600001" {
+		t.Fatalf("the newest version wins: %+v", rev)
+	}
+	if strings.Join(rev.Authors, "|") != "Naka, A.|Shababo, B.|García-Pérez, M. J." {
+		t.Fatalf("authors = %q", rev.Authors)
+	}
+	if fresh.Abstract != "Living in groups offers animals collective wisdom. We test it in Rattus colonies & find gains." {
+		t.Fatalf("JATS left in the abstract: %q", fresh.Abstract)
+	}
+	prompt := BuildScoringPrompt("R", papers)
+	if strings.Contains(prompt, "SCPLOW") || strings.Contains(prompt, "FIGDIR") || !strings.Contains(prompt, "Authors: Naka, A.; Shababo, B.; García-Pérez, M. J.") {
+		t.Fatalf("prompt:\n%s", prompt)
+	}
+}
+
+func TestCleanJATSKeepsProse(t *testing.T) {
+	for in, want := range map[string]string{
+		"AO_SCPLOWBSTRACTC_SCPLOWLiving in groups.": "Living in groups.",
+		"Abstract: We show X.":                      "We show X.",
+		"Abstract reasoning is hard.":               "Abstract reasoning is hard.",
+		"Abstractions help.":                        "Abstractions help.",
+		"Cells:O_LIdivideC_LIO_LIgrowC_LI":          "Cells: divide grow",
+	} {
+		if got := cleanJATS(in); got != want {
+			t.Errorf("cleanJATS(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The digest file is the hand-off to `kb add-digest`: every field the
+// sources gave must come back, authors whose names hold commas included.
+func TestDigestRoundTripKeepsAuthorsWithCommasAndDetails(t *testing.T) {
+	in := Scored{Paper: Paper{Title: "Subnetworks of interneurons", Link: "https://doi.org/10.1101/2025.03.10.600001", DOI: "10.1101/2025.03.10.600001",
+		Authors: []string{"Naka, A.", "Shababo, B.", "García-Pérez, M. J."}, Source: "neuroscience", Categories: []string{"neuroscience"},
+		Version: 3, JournalDOI: "10.7554/eLife.00001"}, Score: 9, Summary: "S."}
+	arx := Scored{Paper: Paper{Title: "Spin Chains", Link: "https://arxiv.org/abs/cond-mat/0102536", DOI: "10.1103/PhysRevB.00.000001",
+		Authors: []string{"Ada Example"}, Source: "cond-mat.str-el", Categories: []string{"cond-mat.str-el", "quant-ph"},
+		Comment: "8 pages, 3 figures", JournalRef: "Phys. Rev. B 00, 000001 (2002)", Version: 3}, Score: 8, Summary: "T."}
+	md := Format(time.Date(2026, 8, 7, 0, 0, 0, 0, time.UTC), time.Now(), []Scored{in, arx}, "m")
+	_, got := Parse(md)
+	if len(got) != 2 {
+		t.Fatalf("entries: %+v\n%s", got, md)
+	}
+	for i, want := range []Paper{in.Paper, arx.Paper} {
+		g := got[i].Paper
+		if strings.Join(g.Authors, "|") != strings.Join(want.Authors, "|") || strings.Join(g.Categories, "|") != strings.Join(want.Categories, "|") ||
+			g.Version != want.Version || g.JournalDOI != want.JournalDOI || g.JournalRef != want.JournalRef || g.Comment != want.Comment || g.DOI != want.DOI {
+			t.Errorf("entry %d:\n got %+v\nwant %+v\n%s", i, g, want, md)
+		}
+	}
+	if got[0].Summary != "S." || got[1].Summary != "T." {
+		t.Fatalf("summaries: %+v", got)
+	}
+}

@@ -52,6 +52,9 @@ func Format(date time.Time, generated time.Time, scored []Scored, model string) 
 			if len(p.Authors) > 0 {
 				fmt.Fprintf(&b, "*%s*\n\n", authorLine(p.Authors))
 			}
+			if d := detailLine(p); d != "" {
+				fmt.Fprintf(&b, "%s\n\n", d)
+			}
 			if s.Summary != "" {
 				fmt.Fprintf(&b, "%s\n\n", s.Summary)
 			}
@@ -63,9 +66,46 @@ func Format(date time.Time, generated time.Time, scored []Scored, model string) 
 	return b.String()
 }
 
+// authorLine joins names with semicolons: bioRxiv writes "Naka, A.", so a
+// comma cannot separate authors.
 func authorLine(a []string) string {
 	if len(a) > 6 {
-		return strings.Join(a[:6], ", ") + " et al."
+		return strings.Join(a[:6], "; ") + " et al."
 	}
-	return strings.Join(a, ", ")
+	return strings.Join(a, "; ")
 }
+
+// Detail keys, in the order detailLine writes them.
+const (
+	keyCategories = "Categories"
+	keyVersion    = "Version"
+	keyJournal    = "Journal"
+	keyJournalDOI = "Journal DOI"
+	keyDOI        = "DOI"
+	keyComment    = "Comment"
+)
+
+// detailLine is what the source says beyond title, authors and abstract,
+// as "**Key:** value" pairs: all categories, the revision, the journal
+// reference and DOIs, the authors' comment. "" when there is none.
+func detailLine(p Paper) string {
+	var parts []string
+	add := func(k, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			parts = append(parts, "**"+k+":** "+v)
+		}
+	}
+	add(keyCategories, strings.Join(p.Categories, ", "))
+	if p.Version > 1 {
+		add(keyVersion, fmt.Sprint(p.Version))
+	}
+	add(keyJournal, p.JournalRef)
+	add(keyJournalDOI, p.JournalDOI)
+	if !strings.HasSuffix(p.Link, "/"+p.DOI) {
+		add(keyDOI, p.DOI)
+	}
+	add(keyComment, p.Comment)
+	return strings.Join(parts, detailSep)
+}
+
+const detailSep = " · "

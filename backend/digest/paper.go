@@ -24,6 +24,15 @@ type Paper struct {
 	DOI       string    `json:"doi,omitempty"`
 	Published time.Time `json:"published"`
 	Source    string    `json:"source"` // category, or "bioRxiv:<keyword>"
+	// Categories are all the paper's subject classes, the primary first
+	// (arXiv lists secondary ones too; bioRxiv has one).
+	Categories []string `json:"categories,omitempty"`
+	Comment    string   `json:"comment,omitempty"`     // the authors' note: "8 pages, 3 figures"
+	JournalRef string   `json:"journal_ref,omitempty"` // where it was published
+	JournalDOI string   `json:"journal_doi,omitempty"` // the published version's DOI, when not DOI itself
+	// Version is the preprint's revision (arXiv vN, bioRxiv version); a
+	// stored paper at an older version is updated, not duplicated.
+	Version int `json:"version,omitempty"`
 }
 
 var spaceRun = regexp.MustCompile(`\s+`)

@@ -41,6 +41,9 @@ func Parse(markdown string) (date string, out []Scored) {
 		if m := entryRE.FindStringSubmatch(l); m != nil {
 			flush()
 			cur = &Scored{Paper: Paper{Title: m[1], Link: m[2], ID: ParseArxivID(m[2])}}
+			if doi, ok := strings.CutPrefix(m[2], "https://doi.org/"); ok {
+				cur.Paper.ID, cur.Paper.DOI = doi, doi
+			}
 			continue
 		}
 		if strings.HasPrefix(l, "## ") {
@@ -56,15 +59,71 @@ func Parse(markdown string) (date string, out []Scored) {
 			continue
 		}
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "*") && strings.HasSuffix(t, "*") && !strings.HasPrefix(t, "**") && len(cur.Paper.Authors) == 0 {
-			for _, a := range strings.Split(strings.Trim(t, "*"), ",") {
-				if a = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(a), "et al.")); a != "" {
-					cur.Paper.Authors = append(cur.Paper.Authors, a)
-				}
-			}
+			cur.Paper.Authors = parseAuthors(strings.Trim(t, "*"))
+			continue
+		}
+		if strings.TrimSpace(strings.Join(body, "")) == "" && parseDetails(l, &cur.Paper) {
 			continue
 		}
 		body = append(body, l)
 	}
 	flush()
 	return date, out
+}
+
+// parseAuthors reads an author line: names separated by semicolons (a
+// comma belongs to "Naka, A."), or by commas in digests written before.
+func parseAuthors(line string) []string {
+	sep := ";"
+	if !strings.Contains(line, ";") {
+		sep = ","
+	}
+	var out []string
+	for _, a := range strings.Split(line, sep) {
+		if a = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(a), "et al.")); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+var detailRE = regexp.MustCompile(`^\*\*([^*]+):\*\*\s*(.*)$`)
+
+// parseDetails reads a detail line written by detailLine into p; false
+// when the line is not one.
+func parseDetails(line string, p *Paper) bool {
+	parts := strings.Split(strings.TrimSpace(line), detailSep)
+	fields := map[string]string{}
+	for _, part := range parts {
+		m := detailRE.FindStringSubmatch(strings.TrimSpace(part))
+		if m == nil {
+			return false
+		}
+		fields[m[1]] = strings.TrimSpace(m[2])
+	}
+	known := 0
+	for k, v := range fields {
+		switch k {
+		case keyCategories:
+			for _, c := range strings.Split(v, ",") {
+				if c = strings.TrimSpace(c); c != "" {
+					p.Categories = append(p.Categories, c)
+				}
+			}
+		case keyVersion:
+			p.Version, _ = strconv.Atoi(v)
+		case keyJournal:
+			p.JournalRef = v
+		case keyJournalDOI:
+			p.JournalDOI = v
+		case keyDOI:
+			p.DOI = v
+		case keyComment:
+			p.Comment = v
+		default:
+			continue
+		}
+		known++
+	}
+	return known > 0
 }

@@ -17,14 +17,24 @@ import (
 type Indexer interface {
 	// IndexDigest indexes the digest file itself as doc_type "digest".
 	IndexDigest(ctx context.Context, path, title, markdown string) error
-	// Known reports whether a paper is already stored (by source or title).
-	Known(ctx context.Context, p Paper) (bool, error)
+	// Stored reports whether a paper is already stored (by source or
+	// title), and whether at an older version than p.
+	Stored(ctx context.Context, p Paper) (Presence, error)
 	// IndexFullText ingests a downloaded PDF as a full-text paper.
 	IndexFullText(ctx context.Context, s Scored, pdfPath string) error
 	// IndexSummaries adds summary entries built from the scoring run's own
 	// text: no further LLM call.
 	IndexSummaries(ctx context.Context, entries []Scored) error
 }
+
+// Presence is what the knowledge base holds of a paper.
+type Presence int
+
+const (
+	Absent  Presence = iota // not stored
+	Current                 // stored at this version or newer
+	Stale                   // stored at an older version: a revision updates it
+)
 
 // Pipeline runs one digest.
 type Pipeline struct {
@@ -49,6 +59,7 @@ type Outcome struct {
 	SummaryFallback int      `json:"summary_fallback"`
 	Summaries       int      `json:"summaries"`
 	Skipped         int      `json:"skipped"` // already in the knowledge base
+	Updated         int      `json:"updated"` // revisions that replaced an older stored version
 	Warnings        []string `json:"warnings,omitempty"`
 }
 
@@ -158,13 +169,16 @@ func (p *Pipeline) indexTiers(ctx context.Context, scored []Scored, out *Outcome
 		if s.Score < 8 {
 			continue
 		}
-		known, err := p.Index.Known(ctx, s.Paper)
+		presence, err := p.Index.Stored(ctx, s.Paper)
 		if err != nil {
 			return err
 		}
-		if known {
+		switch presence {
+		case Current:
 			out.Skipped++
 			continue
+		case Stale:
+			out.Updated++ // indexed below, replacing the stored entry
 		}
 		if s.Score < 9 {
 			summaries = append(summaries, s)

@@ -16,13 +16,22 @@ type fakeIndexer struct {
 	fullText  []string
 	summaries []string
 	known     map[string]bool
+	stale     map[string]bool // stored at an older version
 }
 
 func (f *fakeIndexer) IndexDigest(_ context.Context, path, title, md string) error {
 	f.digests = append(f.digests, title)
 	return nil
 }
-func (f *fakeIndexer) Known(_ context.Context, p Paper) (bool, error) { return f.known[p.Title], nil }
+func (f *fakeIndexer) Stored(_ context.Context, p Paper) (Presence, error) {
+	switch {
+	case f.known[p.Title]:
+		return Current, nil
+	case f.stale[p.Title]:
+		return Stale, nil
+	}
+	return Absent, nil
+}
 func (f *fakeIndexer) IndexFullText(_ context.Context, s Scored, pdf string) error {
 	if _, err := os.Stat(pdf); err != nil {
 		return err
@@ -95,5 +104,17 @@ func TestPipelineSkipsKnownAndFailsWithNothingFetched(t *testing.T) {
 	p.Arxiv = testArxiv(empty, &noSleep{})
 	if _, err := p.Run(context.Background()); !errs.Is(err, errs.Fetch) {
 		t.Fatalf("nothing fetched: %v", err)
+	}
+}
+
+func TestPipelineUpdatesStaleRevisions(t *testing.T) {
+	arx, _ := arxivServer(t, fixture(t, "arxiv_page.xml"))
+	idx := &fakeIndexer{stale: map[string]bool{"A Benchmark for Retrieval": true}}
+	llm := &scriptedLLM{replies: []string{`[{"id":0,"score":3},{"id":1,"score":8}]`}}
+	p := &Pipeline{Cfg: config.Digest{OutputDir: t.TempDir(), MaxResults: 5, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
+		Arxiv: testArxiv(arx, &noSleep{}), LLM: llm, Prompt: func() (string, error) { return "R", nil }, Index: idx}
+	res, err := p.Run(context.Background())
+	if err != nil || res.Updated != 1 || res.Skipped != 0 || len(idx.summaries) != 1 || idx.summaries[0] != "A Benchmark for Retrieval" {
+		t.Fatalf("%v %+v %v", err, res, idx.summaries)
 	}
 }

@@ -40,7 +40,11 @@ func BuildScoringPrompt(instructions string, papers []Paper) string {
 	b.WriteString(instructions)
 	b.WriteString("\n\nBEGIN RETRIEVED DATA\n")
 	for i, p := range papers {
-		fmt.Fprintf(&b, "\n[id %d] %s\nAuthors: %s\nSource: %s\nAbstract: %s\n", i, p.Title, strings.Join(p.Authors, ", "), p.Source, p.Abstract)
+		fmt.Fprintf(&b, "\n[id %d] %s\nAuthors: %s\nSource: %s\n", i, p.Title, strings.Join(p.Authors, "; "), p.Source)
+		if len(p.Categories) > 1 {
+			fmt.Fprintf(&b, "Categories: %s\n", strings.Join(p.Categories, ", "))
+		}
+		fmt.Fprintf(&b, "Abstract: %s\n", p.Abstract)
 	}
 	b.WriteString("\nEND RETRIEVED DATA\n")
 	return b.String()

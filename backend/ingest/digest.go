@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/digest"
@@ -37,11 +38,45 @@ func (d *DigestIndexer) IndexDigest(ctx context.Context, path, title, markdown s
 	return d.Store.Ingest(ctx, d.Embed, chunks, &kb.Filter{Source: source})
 }
 
-// Known reports whether the paper is stored already, by source or by
-// normalised title (a paper can arrive via arXiv and bioRxiv).
-func (d *DigestIndexer) Known(ctx context.Context, p digest.Paper) (bool, error) {
+// versionKey holds a preprint's stored version among a chunk's extra fields.
+const versionKey = "x_version"
+
+// Stored reports whether the paper is stored already, by source or by
+// normalised title (a paper can arrive via arXiv and bioRxiv). An entry
+// under the paper's own source at an older version is Stale: the revision
+// replaces it rather than being skipped or added beside it.
+func (d *DigestIndexer) Stored(ctx context.Context, p digest.Paper) (digest.Presence, error) {
 	dups, err := d.Store.FindDuplicates(ctx, p.Link, p.Title)
-	return len(dups) > 0, err
+	if err != nil || len(dups) == 0 {
+		return digest.Absent, err
+	}
+	for _, dup := range dups {
+		if dup.Reason != "source" || p.Version == 0 {
+			return digest.Current, nil
+		}
+	}
+	chunks, err := d.Store.Document(ctx, kb.Filter{Source: p.Link})
+	if err != nil || len(chunks) == 0 {
+		return digest.Current, err
+	}
+	if stored, _ := strconv.Atoi(chunks[0].Meta.Extra[versionKey]); stored < p.Version {
+		return digest.Stale, nil
+	}
+	return digest.Current, nil
+}
+
+// withVersion records the paper's version on every chunk.
+func withVersion(chunks []kb.Chunk, p digest.Paper) {
+	if p.Version == 0 {
+		return
+	}
+	for i := range chunks {
+		m := &chunks[i].Meta
+		if m.Extra == nil {
+			m.Extra = map[string]string{}
+		}
+		m.Extra[versionKey] = strconv.Itoa(p.Version)
+	}
 }
 
 // IndexFullText ingests a downloaded PDF as a full-text paper, filed under
@@ -56,6 +91,7 @@ func (d *DigestIndexer) IndexFullText(ctx context.Context, s digest.Scored, pdfP
 	for i := range res.Chunks {
 		res.Chunks[i].Meta.FilePath = "" // the download is a temp file
 	}
+	withVersion(res.Chunks, s.Paper)
 	return d.Store.Ingest(ctx, d.Embed, res.Chunks, &kb.Filter{Source: s.Paper.Link})
 }
 
@@ -70,14 +106,25 @@ func (d *DigestIndexer) IndexSummaries(ctx context.Context, entries []digest.Sco
 	return nil
 }
 
-// SummaryChunk is a paper's summary entry.
+// SummaryChunk is a paper's summary entry: what the source said about it
+// (categories, journal, comment, version) and the scoring run's text.
 func SummaryChunk(s digest.Scored) kb.Chunk {
 	p := s.Paper
 	authors := strings.Join(p.Authors, "; ")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", p.Title)
-	if authors != "" {
-		fmt.Fprintf(&b, "Authors: %s\n", authors)
+	line := func(label, value string) {
+		if value != "" {
+			fmt.Fprintf(&b, "%s: %s\n", label, value)
+		}
+	}
+	line("Authors", authors)
+	line("Categories", strings.Join(p.Categories, ", "))
+	line("Journal", p.JournalRef)
+	line("Journal DOI", p.JournalDOI)
+	line("Comment", p.Comment)
+	if p.Version > 1 {
+		line("Version", strconv.Itoa(p.Version))
 	}
 	fmt.Fprintf(&b, "Link: %s\nScore: %d/10", p.Link, s.Score)
 	if s.Track != "" {
@@ -94,13 +141,15 @@ func SummaryChunk(s digest.Scored) kb.Chunk {
 	}
 	text := strings.TrimSpace(b.String())
 	score := s.Score
-	return kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public,
-		Source: p.Link, Title: p.Title, Authors: authors, DOI: p.DOI, Score: &score, Track: s.Track, StorageMode: Summary}}
+	chunks := []kb.Chunk{{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public,
+		Source: p.Link, Title: p.Title, Authors: authors, DOI: p.DOI, Score: &score, Track: s.Track, StorageMode: Summary}}}
+	withVersion(chunks, p)
+	return chunks[0]
 }
 
 // ImportOutcome counts what ImportDigest did.
 type ImportOutcome struct {
-	Summaries, Skipped, Low int
+	Summaries, Skipped, Updated, Low int
 }
 
 // ImportDigest is `kb add-digest`: it indexes a digest file as a document
@@ -122,13 +171,16 @@ func (d *DigestIndexer) ImportDigest(ctx context.Context, path, markdown string)
 			out.Low++
 			continue
 		}
-		known, err := d.Known(ctx, s.Paper)
+		presence, err := d.Stored(ctx, s.Paper)
 		if err != nil {
 			return out, err
 		}
-		if known {
+		switch presence {
+		case digest.Current:
 			out.Skipped++
 			continue
+		case digest.Stale:
+			out.Updated++
 		}
 		fresh = append(fresh, s)
 	}

@@ -124,3 +124,39 @@ func TestDigestPipelineIndexesTiersIntoTheStore(t *testing.T) {
 		t.Fatalf("counts after re-import (digest replaced, not doubled): %+v", c)
 	}
 }
+
+// A bioRxiv revision (same DOI, newer version) replaces the stored entry
+// instead of standing beside it or being skipped, and authors written
+// "Surname, I." survive the digest file and `kb add-digest`.
+func TestAddDigestRoundTripUpdatesRevisionsAndKeepsAuthors(t *testing.T) {
+	paper := digest.Paper{Title: "Subnetworks of interneurons", Link: "https://doi.org/10.1101/2025.03.10.600001", DOI: "10.1101/2025.03.10.600001",
+		Authors: []string{"Naka, A.", "Shababo, B.", "García-Pérez, M. J."}, Source: "neuroscience", Categories: []string{"neuroscience"}, Version: 1}
+	idx := kbIndexer(t, "subnetworks interneurons first second version revised neuroscience")
+	ctx := context.Background()
+	if err := idx.IndexSummaries(ctx, []digest.Scored{{Paper: paper, Score: 8, Summary: "First version."}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := idx.Stored(ctx, paper); got != digest.Current {
+		t.Fatalf("the same version is current: %v", got)
+	}
+	rev := paper
+	rev.Version, rev.JournalDOI = 3, "10.7554/eLife.00001"
+	md := digest.Format(time.Date(2026, 8, 7, 0, 0, 0, 0, time.UTC), time.Now(), []digest.Scored{{Paper: rev, Score: 9, Summary: "Third version, revised."}}, "m")
+	path := filepath.Join(t.TempDir(), "digest-2026-08-07.md")
+	out, err := idx.ImportDigest(ctx, path, md)
+	if err != nil || out.Updated != 1 || out.Summaries != 1 || out.Skipped != 0 {
+		t.Fatalf("import: %v %+v", err, out)
+	}
+	chunks, err := idx.Store.Document(ctx, kb.Filter{Source: paper.Link})
+	if err != nil || len(chunks) != 1 {
+		t.Fatalf("one entry for the preprint, replaced: %v %+v", err, chunks)
+	}
+	m := chunks[0].Meta
+	if m.Authors != "Naka, A.; Shababo, B.; García-Pérez, M. J." || m.Extra["x_version"] != "3" || m.DOI != paper.DOI ||
+		!strings.Contains(chunks[0].Content, "Third version, revised.") || !strings.Contains(chunks[0].Content, "Journal DOI: 10.7554/eLife.00001") {
+		t.Fatalf("stored: %+v\n%s", m, chunks[0].Content)
+	}
+	if out, _ = idx.ImportDigest(ctx, path, md); out.Skipped != 1 || out.Updated != 0 {
+		t.Fatalf("re-import of the same version: %+v", out)
+	}
+}

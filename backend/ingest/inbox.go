@@ -1,10 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,17 +29,31 @@ type Inbox struct {
 	Settle time.Duration
 	Sleep  func(context.Context, time.Duration) error // nil: time-based sleep
 	Log    func(format string, args ...any)
+	// FailuresFile remembers the files that could not be read (damaged,
+	// hostile, text-less) with their content hash, so an unchanged bad file
+	// is reported as such instead of being read again on every scan; a new
+	// copy is read again. Empty: remembered by this Inbox value only.
+	FailuresFile string
+	failures     map[string]inboxFailure
 }
 
-// InboxResult counts one scan.
+// inboxFailure is a file the inbox could not read, as it was then.
+type inboxFailure struct {
+	Hash  string    `json:"hash"`
+	Error string    `json:"error"`
+	At    time.Time `json:"at"`
+}
+
+// InboxResult counts one scan. Errors are this scan's failures; Known are
+// files that failed before and have not changed since, left unread.
 type InboxResult struct {
-	Added, Replaced, Unchanged, Waiting, Failed int
-	Errors                                      []string
+	Added, Replaced, Unchanged, Waiting, Failed, Skipped int
+	Errors, Known                                        []string
 }
 
 func (r InboxResult) String() string {
-	return fmt.Sprintf("%d added, %d replaced, %d unchanged, %d still being written, %d failed",
-		r.Added, r.Replaced, r.Unchanged, r.Waiting, r.Failed)
+	return fmt.Sprintf("%d added, %d replaced, %d unchanged, %d still being written, %d failed, %d skipped (failed before, unchanged)",
+		r.Added, r.Replaced, r.Unchanged, r.Waiting, r.Failed, r.Skipped)
 }
 
 // skipName reports files that are not finished papers: hidden files, Office
@@ -47,8 +64,10 @@ func skipName(name string) bool {
 }
 
 // Scan lists the inbox and ingests new and changed PDFs, one at a time, each
-// in its own commit; one bad file is counted and the scan goes on. A
-// missing inbox is an error: creating it would hide a typo.
+// in its own commit. A bad file is counted, logged and remembered, and the
+// scan goes on to the next; PDF reading is bounded (pdf.Limits), so no
+// file can stall it. A missing inbox is an error: creating it would hide a
+// typo.
 func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 	const op = "ingest.Inbox"
 	var res InboxResult
@@ -79,6 +98,10 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 	if len(files) == 0 {
 		return res, nil
 	}
+	if err := in.loadFailures(); err != nil {
+		in.logf("inbox: %v", err)
+	}
+	defer in.saveFailures(files)
 	// One settle wait for the whole batch: stat, wait, stat again.
 	before := map[string]os.FileInfo{}
 	for _, f := range files {
@@ -99,7 +122,17 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			res.Waiting++
 			continue
 		}
-		outcome, err := in.one(ctx, f)
+		hash, err := fsutil.HashFile(f)
+		if err != nil {
+			res.Waiting++ // gone or unreadable since the listing
+			continue
+		}
+		if known, ok := in.failures[f]; ok && known.Hash == hash {
+			res.Skipped++
+			res.Known = append(res.Known, fmt.Sprintf("%s: %s", filepath.Base(f), known.Error))
+			continue
+		}
+		outcome, err := in.one(ctx, f, hash)
 		if err != nil {
 			if errs.Is(err, errs.Cancelled) {
 				return res, err
@@ -107,8 +140,14 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			res.Failed++
 			res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", filepath.Base(f), err))
 			in.logf("inbox: %s failed: %v", f, err)
+			// Only the file's own fault is remembered; a busy store or a
+			// model outage is worth another try.
+			if errs.Is(err, errs.Conversion) {
+				in.failures[f] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC()}
+			}
 			continue
 		}
+		delete(in.failures, f)
 		switch outcome {
 		case "added":
 			res.Added++
@@ -122,14 +161,10 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 }
 
 // one ingests a file unless the stored entry has the same bytes.
-func (in *Inbox) one(ctx context.Context, path string) (string, error) {
+func (in *Inbox) one(ctx context.Context, path, hash string) (string, error) {
 	source, err := SourceFor(path)
 	if err != nil {
 		return "", err
-	}
-	hash, err := fsutil.HashFile(path)
-	if err != nil {
-		return "", errs.Wrap(errs.NotFound, "ingest.Inbox", err)
 	}
 	stored, err := in.Store.Document(ctx, kb.Filter{Source: source})
 	if err != nil {
@@ -169,5 +204,44 @@ func (in *Inbox) sleep(ctx context.Context, d time.Duration) error {
 func (in *Inbox) logf(format string, args ...any) {
 	if in.Log != nil {
 		in.Log(format, args...)
+	}
+}
+
+func (in *Inbox) loadFailures() error {
+	if in.failures == nil {
+		in.failures = map[string]inboxFailure{}
+	}
+	if in.FailuresFile == "" {
+		return nil
+	}
+	if _, err := fsutil.ReadJSON(in.FailuresFile, &in.failures); err != nil {
+		in.failures = map[string]inboxFailure{}
+		return errs.Wrapf(errs.Internal, "ingest.Inbox", err, "cannot read the record of failed files %s (starting afresh)", in.FailuresFile)
+	}
+	return nil
+}
+
+// saveFailures forgets files no longer in the inbox and writes the record.
+func (in *Inbox) saveFailures(present []string) {
+	for f := range in.failures {
+		if !slices.Contains(present, f) {
+			delete(in.failures, f)
+		}
+	}
+	if in.FailuresFile == "" {
+		return
+	}
+	data, err := json.MarshalIndent(in.failures, "", "  ")
+	if old, _ := os.ReadFile(in.FailuresFile); err == nil && bytes.Equal(old, data) {
+		return
+	}
+	if err == nil {
+		err = fsutil.EnsurePrivateDir(filepath.Dir(in.FailuresFile))
+	}
+	if err == nil {
+		err = fsutil.WriteFileAtomic(in.FailuresFile, data, 0o600)
+	}
+	if err != nil {
+		in.logf("inbox: cannot record failed files in %s: %v", in.FailuresFile, err)
 	}
 }

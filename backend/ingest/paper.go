@@ -60,6 +60,7 @@ type Options struct {
 	FigureMinPixels         int
 	SummaryTokens           int
 	Model                   Model
+	PDFLimits               pdf.Limits // zero: pdf.DefaultLimits
 }
 
 // OptionsFrom reads the limits from [rag]; Model is left to the caller.
@@ -114,9 +115,12 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		res.Warnings = append(res.Warnings, "figure captions skipped: no model is available to describe them")
 		figures = false
 	}
-	doc, err := pdf.Read(ctx, abs, pdf.Options{Images: figures, MinPixels: o.FigureMinPixels})
+	doc, err := pdf.Read(ctx, abs, pdf.Options{Images: figures, MinPixels: o.FigureMinPixels, Limits: o.PDFLimits})
 	if err != nil {
 		return res, err
+	}
+	if doc.Repaired {
+		res.Warnings = append(res.Warnings, pdf.RepairedWarning)
 	}
 	res.Source = p.Source
 	if res.Source == "" {

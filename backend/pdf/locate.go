@@ -1,6 +1,8 @@
 package pdf
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -29,41 +31,79 @@ const locateRun = 4
 // the passage is not on that page.
 func Locate(path string, page int, passage string) (Passage, error) {
 	const op = "pdf.Locate"
-	r, msg := openRaw(path)
-	if r == nil {
-		return Passage{}, errs.New(errs.Conversion, op, "cannot open %s: %s", path, msg)
+	ctx := context.Background()
+	lim := DefaultLimits // a cited page is read under the same bounds as any other
+	r, n, err := openCounted(path, lim, op)
+	if err != nil {
+		return Passage{}, err
 	}
 	defer r.close()
-	n, msg := r.pages()
-	if msg != "" {
-		return Passage{}, errs.New(errs.Conversion, op, "cannot count pages of %s: %s", path, msg)
-	}
 	if page < 1 || page > n {
 		return Passage{}, errs.New(errs.Invalid, op, "page %d is outside 1..%d", page, n)
 	}
-	p, msg := r.page(page-1, false, 0)
-	if msg != "" {
-		return Passage{}, errs.New(errs.Conversion, op, "page %d of %s: %s", page, path, msg)
+	docCtx, cancel := documentDeadline(ctx, lim)
+	defer cancel()
+	var p Page
+	err = r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", page, path), func() *mupdfError {
+		var merr *mupdfError
+		p, merr = r.page(page-1, false, 0, lim.MaxChars)
+		return merr
+	})
+	if err != nil {
+		return Passage{}, err
 	}
 	return Passage{Width: p.Width, Height: p.Height, Boxes: p.locate(passage)}, nil
+}
+
+// pageWord is one word on the page: its text, its line and its box.
+type pageWord struct {
+	text string
+	line int
+	box  Rect
+}
+
+// pageWords splits the page's characters into words (runs without spaces
+// inside one MuPDF line), in reading order.
+func (p Page) pageWords() []pageWord {
+	var out []pageWord
+	var cur strings.Builder
+	var box Rect
+	lineNo, block, line := -1, -1, -1
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, pageWord{text: cur.String(), line: lineNo, box: box})
+		}
+		cur.Reset()
+	}
+	for _, c := range p.Chars {
+		if c.Block != block || c.Line != line {
+			flush()
+			block, line = c.Block, c.Line
+			lineNo++
+		}
+		if unicode.IsSpace(c.R) {
+			flush()
+			continue
+		}
+		if cur.Len() == 0 {
+			box = c.Box
+		} else {
+			box = union(box, c.Box)
+		}
+		cur.WriteRune(c.R)
+	}
+	flush()
+	return out
 }
 
 // locate returns one box per page line that holds matched words.
 func (p Page) locate(passage string) []Rect {
 	want := compact(normalWords(strings.Fields(passage)))
-	type word struct {
-		text string
-		line int
-		box  Rect
-	}
-	var words []word
-	lines := p.lines()
-	for i, l := range lines {
-		norm := normalWords(l.wordTexts)
-		for j, w := range l.wordTexts {
-			if norm[j] != "" && w != "" {
-				words = append(words, word{norm[j], i, l.wordBoxes[j]})
-			}
+	var words []pageWord
+	for _, w := range p.pageWords() {
+		if norm := normalWords([]string{w.text})[0]; norm != "" {
+			w.text = norm
+			words = append(words, w)
 		}
 	}
 	run := min(locateRun, len(want))

@@ -40,21 +40,37 @@ func (d *Document) Guess() Guess {
 				g.DOI = strings.TrimRight(m, ".,;")
 			}
 		}
-		if i == 0 && len(ls) > 0 {
-			best := ls[0]
-			for _, l := range ls {
-				if l.size > best.size && len(l.text) > 3 {
-					best = l
-				}
-			}
-			g.Title = best.text
+		if i == 0 {
+			g.Title = pageTitle(ls, d.words())
 		}
 	}
-	if t := strings.TrimSpace(d.Title); !junkTitles[strings.ToLower(t)] && len(t) > 3 {
+	// The info title wins unless it is only the start of the title printed
+	// on the page (producers cut long titles).
+	if t := strings.TrimSpace(d.Title); !junkTitles[strings.ToLower(t)] && len(t) > 3 && !(len(g.Title) > len(t) && strings.HasPrefix(g.Title, t)) {
 		g.Title = t
 	}
 	if a := strings.TrimSpace(d.Author); !junkTitles[strings.ToLower(a)] {
 		g.Authors = a
 	}
 	return g
+}
+
+// pageTitle is the largest upright text on the page that can be a title,
+// with the lines of the same size that continue it (a title over two
+// lines); a margin stamp, a figure label or a page number never is.
+func pageTitle(ls []line, vocab words) string {
+	best := -1
+	for i, l := range ls {
+		if l.upright && headingWorthy(l.text) && (best < 0 || l.size > ls[best].size) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	texts := []string{ls[best].text}
+	for j := best + 1; j < len(ls) && ls[j].size == ls[best].size && ls[j].upright && continues(ls[j-1], ls[j]); j++ {
+		texts = append(texts, ls[j].text)
+	}
+	return vocab.joinLines(texts)
 }

@@ -1,27 +1,34 @@
 package pdf
 
 import (
-	fitz "github.com/gen2brain/go-fitz"
+	"context"
+	"fmt"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
 // PagePNG renders one page (1-based) as PNG at dpi, for showing a cited
-// page; it also reports how many pages the document has.
+// page; it also reports how many pages the document has. It runs under
+// DefaultLimits like Read, so a hostile page cannot hang the viewer.
 func PagePNG(path string, page int, dpi float64) ([]byte, int, error) {
 	const op = "pdf.PagePNG"
-	doc, err := fitz.New(path)
+	ctx := context.Background()
+	lim := DefaultLimits
+	r, n, err := openCounted(path, lim, op)
 	if err != nil {
-		return nil, 0, errs.Wrapf(errs.Conversion, op, err, "cannot open %s", path)
+		return nil, 0, err
 	}
-	defer doc.Close()
-	n := doc.NumPage()
+	defer r.close()
 	if page < 1 || page > n {
 		return nil, n, errs.New(errs.Invalid, op, "page %d is outside 1..%d", page, n)
 	}
-	png, err := doc.ImagePNG(page-1, dpi)
-	if err != nil {
-		return nil, n, errs.Wrap(errs.Conversion, op, err)
-	}
-	return png, n, nil
+	docCtx, cancel := documentDeadline(ctx, lim)
+	defer cancel()
+	var png []byte
+	err = r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", page, path), func() *mupdfError {
+		var merr *mupdfError
+		png, merr = r.render(page-1, dpi/72)
+		return merr
+	})
+	return png, n, err
 }

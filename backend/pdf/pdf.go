@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,6 +29,7 @@ type Char struct {
 	R           rune
 	Size        float64
 	Bold        bool
+	Upright     bool // on a horizontal, left-to-right line
 	Box         Rect
 }
 
@@ -40,11 +42,16 @@ type Image struct {
 
 // Annotation is one PDF annotation as stored in the file.
 type Annotation struct {
-	Kind     string // PDF subtype: Highlight, Underline, Text, FreeText, Ink, ...
-	Page     int
-	Contents string
-	Box      Rect
-	Quads    []Rect // markup annotations: the marked areas
+	Kind        string // PDF subtype: Highlight, Underline, Text, FreeText, Caret, Ink, ...
+	Page        int
+	Contents    string
+	RichText    string // /RC: the comment as XHTML, sometimes the only copy
+	Box         Rect
+	Quads       []Rect // markup annotations: the marked areas
+	Ref         int    // the annotation's object number (0: a direct object)
+	InReplyTo   int    // /IRT: the object number of the annotation this one answers or groups with
+	ReplyType   string // /RT: "R" (a reply, the default) or "Group"
+	ReviewState bool   // a review-state record (Accepted, Unmarked ...), not a comment
 }
 
 // Page is one extracted page.
@@ -62,76 +69,80 @@ type Document struct {
 	Title  string // from the document info, may be empty or junk
 	Author string
 	Pages  []Page
+	// Repaired is set when MuPDF had to rebuild a broken cross-reference
+	// table: the file is damaged or truncated.
+	Repaired bool
+
+	vocab *words // see words()
 }
 
-// Options choose what Read extracts beyond text and annotations.
+// Options choose what Read extracts beyond text and annotations, and the
+// limits it works under.
 type Options struct {
 	Images    bool // extract raster images (for figure captions)
 	MinPixels int  // skip images smaller than this (width*height)
+	Limits    Limits
 }
 
-// Read extracts every page of the PDF at path. It checks ctx between pages.
+// Read extracts every page of the PDF at path under opts.Limits: a file
+// that claims too many pages, needs too much memory or time, or cannot be
+// parsed is a Conversion error naming the cause; ctx stops it even in the
+// middle of a page (Cancelled).
 func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 	const op = "pdf.Read"
 	if _, err := os.Stat(path); err != nil {
 		return nil, errs.Wrap(errs.NotFound, op, err)
 	}
-	r, msg := openRaw(path)
-	if r == nil {
-		return nil, errs.New(errs.Conversion, op, "cannot open %s: %s", path, msg)
+	lim := opts.Limits.withDefaults()
+	docCtx, cancel := documentDeadline(ctx, lim)
+	defer cancel()
+	r, n, err := openCounted(path, lim, op)
+	if err != nil {
+		return nil, err
 	}
 	defer r.close()
-	n, msg := r.pages()
-	if msg != "" {
-		return nil, errs.New(errs.Conversion, op, "cannot count pages of %s: %s", path, msg)
-	}
 	doc := &Document{Path: path, Title: strings.TrimSpace(r.meta("info:Title")), Author: strings.TrimSpace(r.meta("info:Author"))}
 	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, errs.Wrap(errs.Cancelled, op, err)
-		}
-		p, msg := r.page(i, opts.Images, opts.MinPixels)
-		if msg != "" {
-			return nil, errs.New(errs.Conversion, op, "page %d of %s: %s", i+1, path, msg)
+		var p Page
+		err := r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", i+1, path), func() *mupdfError {
+			var merr *mupdfError
+			p, merr = r.page(i, opts.Images, opts.MinPixels, lim.MaxChars)
+			return merr
+		})
+		if err != nil {
+			return nil, err
 		}
 		doc.Pages = append(doc.Pages, p)
 	}
+	doc.Repaired = r.repaired()
 	return doc, nil
 }
 
+// RepairedWarning tells the user a damaged file was read anyway.
+const RepairedWarning = "the file is damaged (MuPDF repaired it to read it); some text may be missing"
+
 // line is a run of characters on one baseline.
 type line struct {
-	page      int
-	block     int
-	text      string
-	size      float64
-	bold      bool
-	box       Rect
-	lineNo    int // MuPDF's line index inside the block
-	wordBoxes []Rect
-	wordTexts []string
+	page    int
+	block   int
+	text    string
+	size    float64
+	bold    bool
+	upright bool
+	box     Rect
+	lineNo  int // MuPDF's line index inside the block
 }
 
-// lines groups a page's characters into lines and words.
+// lines groups a page's characters into lines.
 func (p Page) lines() []line {
 	var out []line
 	var cur *line
-	var word strings.Builder
-	var wbox Rect
 	sizes := map[float64]int{}
 	bold := 0
-	flushWord := func() {
-		if word.Len() > 0 {
-			cur.wordTexts = append(cur.wordTexts, word.String())
-			cur.wordBoxes = append(cur.wordBoxes, wbox)
-			word.Reset()
-		}
-	}
 	flushLine := func() {
 		if cur == nil {
 			return
 		}
-		flushWord()
 		best, n := 0.0, -1
 		for s, c := range sizes {
 			if c > n || c == n && s > best {
@@ -149,27 +160,68 @@ func (p Page) lines() []line {
 	for _, c := range p.Chars {
 		if cur == nil || c.Block != cur.block || c.Line != cur.lineNo {
 			flushLine()
-			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box}
+			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box, upright: c.Upright}
 		}
 		cur.text += string(c.R)
 		cur.box = union(cur.box, c.Box)
 		if unicode.IsSpace(c.R) {
-			flushWord()
 			continue
 		}
 		sizes[roundSize(c.Size)]++
 		if c.Bold {
 			bold++
 		}
-		if word.Len() == 0 {
-			wbox = c.Box
-		} else {
-			wbox = union(wbox, c.Box)
-		}
-		word.WriteRune(c.R)
 	}
 	flushLine()
 	return out
+}
+
+// follows reports whether b continues heading a: on the same baseline (a
+// section number and its title) or the next line down, close below it.
+func follows(a, b line) bool {
+	if a.page != b.page {
+		return false
+	}
+	h := min(a.box.Y1-a.box.Y0, b.box.Y1-b.box.Y0)
+	if overlap := min(a.box.Y1, b.box.Y1) - max(a.box.Y0, b.box.Y0); overlap > h/2 {
+		return true
+	}
+	gap := b.box.Y0 - a.box.Y1
+	return gap > -h/2 && gap < h
+}
+
+// sectionNumber starts a numbered heading: "2.2 ", "4.3.1. ", "1. ".
+var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*\.?\s`)
+
+// continues reports whether heading line b carries on heading line a: it
+// follows it closely, has words of its own, and does not open a numbered
+// section itself. A bare section number is continued by its name; a page
+// number or footnote mark continues nothing.
+func continues(a, b line) bool {
+	if !follows(a, b) || !strings.ContainsFunc(b.text, unicode.IsLetter) {
+		return false
+	}
+	return !strings.ContainsFunc(a.text, unicode.IsLetter) || !sectionNumber.MatchString(b.text)
+}
+
+// arxivStamp is the identifier arXiv prints down the margin of page 1.
+var arxivStamp = regexp.MustCompile(`^arXiv:\S+\s+\[[^\]]+\]`)
+
+// headingWorthy reports whether text can be a heading or a title: it has a
+// word of three letters or more (so not a figure label "(a)", a symbol or a
+// page number) and is not arXiv's margin stamp.
+func headingWorthy(text string) bool {
+	run := 0
+	for _, r := range text {
+		if unicode.IsLetter(r) {
+			if run++; run >= 3 {
+				return !arxivStamp.MatchString(text)
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 func roundSize(s float64) float64 { return float64(int(s*2+0.5)) / 2 }
@@ -205,15 +257,20 @@ func PageMarker(n int) string { return fmt.Sprintf("<!-- page %d -->", n) }
 // error: its body cannot be indexed (its annotations still can).
 func (d *Document) Markdown() (string, error) {
 	if !d.HasText() {
+		if d.Repaired {
+			return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s is damaged: no readable text survived MuPDF's repair", d.Path), hintDamaged)
+		}
 		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path),
 			"run OCR on it first (e.g. ocrmypdf); its highlights and notes are still indexed")
 	}
 	var all []line
-	bySize := map[float64]int{}
+	vocab := d.words()
+	bySize, upright := map[float64]int{}, map[float64]bool{}
 	for _, p := range d.Pages {
 		ls := p.lines()
 		for _, l := range ls {
 			bySize[l.size] += len(l.text)
+			upright[l.size] = upright[l.size] || l.upright
 		}
 		all = append(all, ls...)
 	}
@@ -225,13 +282,13 @@ func (d *Document) Markdown() (string, error) {
 	}
 	var headingSizes []float64
 	for s := range bySize {
-		if s >= body*1.15 {
+		if s >= body*1.15 && upright[s] {
 			headingSizes = append(headingSizes, s)
 		}
 	}
 	slices.SortFunc(headingSizes, func(a, b float64) int { return cmp.Compare(b, a) })
 	level := func(l line) int {
-		if len(l.text) > 150 {
+		if len(l.text) > 150 || !l.upright {
 			return 0
 		}
 		for i, s := range headingSizes {
@@ -246,21 +303,34 @@ func (d *Document) Markdown() (string, error) {
 	var para []string
 	flush := func() {
 		if len(para) > 0 {
-			b.WriteString(joinLines(para) + "\n\n")
+			b.WriteString(vocab.joinLines(para) + "\n\n")
 			para = nil
 		}
 	}
-	for _, l := range all {
+	for i := 0; i < len(all); i++ {
+		l := all[i]
 		if l.page != page {
 			flush()
 			page, block = l.page, -1
 			b.WriteString(PageMarker(page) + "\n\n")
 		}
+		// A heading is the run of heading lines of one size that follow each
+		// other: a title over two lines, a section number and its name.
 		if lv := level(l); lv > 0 {
-			flush()
-			b.WriteString(strings.Repeat("#", lv) + " " + l.text + "\n\n")
-			block = -1
-			continue
+			j := i + 1
+			for j < len(all) && level(all[j]) == lv && continues(all[j-1], all[j]) {
+				j++
+			}
+			var texts []string
+			for _, h := range all[i:j] {
+				texts = append(texts, h.text)
+			}
+			if text := vocab.joinLines(texts); headingWorthy(text) {
+				flush()
+				b.WriteString(strings.Repeat("#", lv) + " " + text + "\n\n")
+				block, i = -1, j-1
+				continue
+			}
 		}
 		if l.block != block {
 			flush()
@@ -274,20 +344,14 @@ func (d *Document) Markdown() (string, error) {
 
 // joinLines joins a paragraph's lines, mending words hyphenated across a
 // line break.
-func joinLines(ls []string) string {
-	var b strings.Builder
+func (w words) joinLines(ls []string) string {
+	out := ""
 	for i, l := range ls {
-		if i > 0 {
-			prev := ls[i-1]
-			if strings.HasSuffix(prev, "-") && len(prev) > 1 && unicode.IsLetter(rune(prev[len(prev)-2])) {
-				s := b.String()
-				b.Reset()
-				b.WriteString(strings.TrimSuffix(s, "-"))
-			} else {
-				b.WriteByte(' ')
-			}
+		if i == 0 {
+			out = l
+			continue
 		}
-		b.WriteString(l)
+		out = w.join(out, l)
 	}
-	return b.String()
+	return out
 }

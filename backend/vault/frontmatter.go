@@ -18,8 +18,9 @@ import (
 )
 
 // MetaSchema is the frontmatter-mapping version; notes indexed under an
-// older one are migrated on refresh.
-const MetaSchema = 1
+// older one are migrated on refresh. 2: lists of scalars, aliases and
+// frontmatter wikilinks are mapped (1 skipped them as nested values).
+const MetaSchema = 2
 
 // Record is the filterable part of a note's frontmatter.
 type Record struct {
@@ -28,23 +29,48 @@ type Record struct {
 	Entity    string
 	EventDate string
 	Tags      []string
-	Extra     map[string]string // x_<key> -> scalar
+	Aliases   []string          // Obsidian's other names for the note
+	Links     []Link            // wikilinks written in frontmatter values
+	Extra     map[string]string // x_<key> -> scalar, or a list joined with ", "
+}
+
+// Link is a wikilink found in a frontmatter value: the key it was under and
+// the note it points at ("[[Note#Part|shown]]" -> Note).
+type Link struct {
+	Key, Target string
 }
 
 // HasFields reports whether anything was mapped.
 func (r Record) HasFields() bool {
-	return r.Category != "" || r.Status != "" || r.Entity != "" || r.EventDate != "" || len(r.Tags) > 0 || len(r.Extra) > 0
+	return r.Category != "" || r.Status != "" || r.Entity != "" || r.EventDate != "" || len(r.Tags) > 0 ||
+		len(r.Aliases) > 0 || len(r.Links) > 0 || len(r.Extra) > 0
 }
 
-// Header is the record line embedded with every chunk of the note
-// ("job_application · Acme Bio · rejected"), so "jobs I was rejected from"
-// matches a record whose body never says so.
+// Header is the record line embedded with every chunk of the note, and so
+// also in its lexical index ("job_application · Acme Bio · rejected ·
+// aliases: ACME · related: Hiring plan"): "jobs I was rejected from" matches
+// a record whose body never says so, and a note is found by any of its
+// names and by the notes its frontmatter links to, as plain text.
 func (r Record) Header() string {
 	var parts []string
 	for _, p := range []string{r.Category, r.Entity, r.Status} {
 		if p != "" {
 			parts = append(parts, p)
 		}
+	}
+	if len(r.Aliases) > 0 {
+		parts = append(parts, "aliases: "+strings.Join(r.Aliases, ", "))
+	}
+	var keys []string
+	targets := map[string][]string{}
+	for _, l := range r.Links {
+		if !slices.Contains(keys, l.Key) {
+			keys = append(keys, l.Key)
+		}
+		targets[l.Key] = append(targets[l.Key], l.Target)
+	}
+	for _, k := range keys {
+		parts = append(parts, k+": "+strings.Join(targets[k], ", "))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -72,10 +98,12 @@ func SplitFrontmatter(text string) (yamlBlock, body string, ok bool) {
 
 // ParseRecord maps frontmatter onto a record. Frontmatter is untrusted: it is
 // decoded as plain data, a malformed block yields a warning and no record
-// (the note is still indexed), nested values are skipped with a warning, and
-// every key that is not well known is namespaced x_<key> so nothing can
-// overwrite Jarvis's own fields (a note saying "visibility: public" stays
-// private).
+// (the note is still indexed), and every key that is not well known is
+// namespaced x_<key> so nothing can overwrite Jarvis's own fields (a note
+// saying "visibility: public" stays private). A list of scalars is kept
+// (joined with ", "); a wikilink, which YAML reads unquoted as a nested list
+// ("related: [[Note]]"), is kept as written and its target recorded; other
+// nested values are skipped with a warning.
 func ParseRecord(yamlBlock string) (Record, []string) {
 	var raw map[string]any
 	if err := yaml.Unmarshal([]byte(yamlBlock), &raw); err != nil {
@@ -91,11 +119,21 @@ func ParseRecord(yamlBlock string) (Record, []string) {
 			r.Tags = tags(v)
 			continue
 		}
-		s, ok := scalar(v)
+		items, ok := flatValues(v)
 		if !ok {
 			warnings = append(warnings, fmt.Sprintf("frontmatter key %q has a nested value; skipped", k))
 			continue
 		}
+		for _, it := range items {
+			if t := linkTarget(it); t != "" {
+				r.Links = append(r.Links, Link{Key: lk, Target: t})
+			}
+		}
+		if lk == "aliases" || lk == "alias" {
+			r.Aliases = append(r.Aliases, items...)
+			continue
+		}
+		s := strings.Join(items, ", ")
 		switch lk {
 		case "type", "category":
 			if r.Category == "" {
@@ -141,6 +179,69 @@ func scalar(v any) (string, bool) {
 		return x.Format(time.RFC3339), true
 	}
 	return "", false
+}
+
+// flatValues reads a frontmatter value as text: a scalar, or a list of
+// scalars and wikilinks, in order. false for maps and deeper nesting.
+func flatValues(v any) ([]string, bool) {
+	if l, ok := wikilink(v); ok {
+		return []string{l}, true
+	}
+	list, isList := v.([]any)
+	if !isList {
+		s, ok := scalar(v)
+		if !ok {
+			return nil, false
+		}
+		if s == "" {
+			return nil, true
+		}
+		return []string{s}, true
+	}
+	var out []string
+	for _, item := range list {
+		if l, ok := wikilink(item); ok {
+			out = append(out, l)
+			continue
+		}
+		s, ok := scalar(item)
+		if !ok {
+			return nil, false
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// wikilink recognises [[Note]] written unquoted, which YAML reads as a list
+// holding a list holding the text, and gives it back as written.
+func wikilink(v any) (string, bool) {
+	outer, ok := v.([]any)
+	if !ok || len(outer) != 1 {
+		return "", false
+	}
+	inner, ok := outer[0].([]any)
+	if !ok || len(inner) != 1 {
+		return "", false
+	}
+	s, ok := scalar(inner[0])
+	if !ok || s == "" {
+		return "", false
+	}
+	return "[[" + s + "]]", true
+}
+
+var wikilinkRE = regexp.MustCompile(`^\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]$`)
+
+// linkTarget is the note a whole-value wikilink points at, as plain text;
+// "" when the value is not one.
+func linkTarget(s string) string {
+	if m := wikilinkRE.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
 }
 
 func tags(v any) []string {

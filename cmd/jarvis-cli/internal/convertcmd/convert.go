@@ -39,12 +39,14 @@ func New(io *iostreams.IO) *cobra.Command {
 			}
 			if bodyErr != nil {
 				fmt.Fprintf(io.Err, "warning: %v\n", bodyErr)
+			} else if doc.Repaired {
+				fmt.Fprintf(io.Err, "warning: %s\n", pdf.RepairedWarning)
 			}
 			b.WriteString(md)
 			if len(marks) > 0 {
 				b.WriteString("\n## Annotations\n\n")
 				for _, m := range marks {
-					b.WriteString("- " + strings.ReplaceAll(m.String(), "\n", " — ") + "\n")
+					b.WriteString(listItem(m.String()))
 				}
 			}
 			if opts.Output == "" {
@@ -60,4 +62,16 @@ func New(io *iostreams.IO) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of stdout")
 	return cmd
+}
+
+// listItem is a Markdown list item; a multi-line mark (its context, the
+// reader's comment, paragraphs inside it) continues indented under it.
+func listItem(text string) string {
+	lines := strings.Split(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != "" {
+			lines[i] = "  " + lines[i]
+		}
+	}
+	return "- " + strings.Join(lines, "\n") + "\n"
 }

@@ -24,7 +24,7 @@ func TestConvertPDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Sparse Attention for Long Documents", "<!-- page 2 -->", "## Annotations",
-		"- [HIGHLIGHT p.1] sparse attention keeps accuracy — Note: key idea: accuracy holds", "- [USER NOTE p.2] check the proof"} {
+		"- [HIGHLIGHT p.1] sparse attention keeps accuracy\n  Note: key idea: accuracy holds\n", "- [USER NOTE p.2] check the proof"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("missing %q:\n%s", want, out)
 		}
@@ -38,5 +38,13 @@ func TestConvertPDF(t *testing.T) {
 	}
 	if _, _, err := run("../../../../backend/pdf/testdata/scanned.pdf"); !errs.Is(err, errs.Conversion) {
 		t.Fatalf("scan: %v", err)
+	}
+}
+
+func TestMultiLineMarksStayReadable(t *testing.T) {
+	// A note with a paragraph break used to print as "dual —  — para note".
+	got := listItem("[USER NOTE p.1] dual\n\npara note\nNote: x")
+	if want := "- [USER NOTE p.1] dual\n\n  para note\n  Note: x\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

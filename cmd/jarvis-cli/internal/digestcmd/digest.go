@@ -61,8 +61,8 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, opts *Option
 	}
 	fmt.Fprintf(io.Out, "fetched %d papers (%d unique), selected %d\n", out.Fetched, out.Unique, out.Selected)
 	fmt.Fprintf(io.Out, "digest: %s\n", out.DigestPath)
-	fmt.Fprintf(io.Out, "indexed: %d full text, %d summary fallback, %d summaries, %d already known\n",
-		out.FullText, out.SummaryFallback, out.Summaries, out.Skipped)
+	fmt.Fprintf(io.Out, "indexed: %d full text, %d summary fallback, %d summaries, %d already known, %d updated to a newer version\n",
+		out.FullText, out.SummaryFallback, out.Summaries, out.Skipped, out.Updated)
 	for _, w := range out.Warnings {
 		fmt.Fprintln(io.Out, "warning:", w)
 	}

@@ -2,6 +2,7 @@ package kbcmd
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -60,18 +61,22 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
 			failed := 0
+			var first error
 			in := bufio.NewReader(io.In)
 			for _, arg := range args {
 				msg, err := addOne(ctx, io, in, e, arg, ao, getenv)
 				if err != nil {
 					failed++
+					first = cmp.Or(first, err)
 					fmt.Fprintf(io.Err, "%s: %v\n", arg, err) // the error carries its hint
 					continue
 				}
 				fmt.Fprintf(io.Out, "%s: %s\n", arg, msg)
 			}
 			if failed > 0 {
-				return errs.New(errs.Invalid, "kb add", "%d of %d files were not added", failed, len(args))
+				// The first failure's class sets the exit status, as it would
+				// from any other command that met the same file.
+				return errs.New(errs.CodeOf(first), "kb add", "%d of %d files were not added", failed, len(args))
 			}
 			return nil
 		}),
@@ -186,6 +191,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				}
 				fmt.Fprintf(io.Out, "%s: %d summaries added, %d already stored, %d below 8 (searchable through the digest)\n",
 					path, out.Summaries, out.Skipped, out.Low)
+				if out.Updated > 0 {
+					fmt.Fprintf(io.Out, "%s: %d of the summaries replace an older version of the same preprint\n", path, out.Updated)
+				}
 			}
 			return nil
 		}),

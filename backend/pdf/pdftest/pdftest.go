@@ -1,0 +1,139 @@
+// Package pdftest writes small PDFs at test time — well-formed, damaged and
+// hostile — so tests across packages drive the real MuPDF reader without
+// committing such files.
+package pdftest
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Build writes a PDF whose objects are numbered from 1 in the order given,
+// with a correct cross-reference table, into a fresh temporary directory,
+// and returns its path. Object 1 must be the catalog.
+func Build(t testing.TB, objects ...string) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	path := filepath.Join(t.TempDir(), "fixture.pdf")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Stream is a FlateDecode stream object holding content, with extra
+// dictionary entries.
+func Stream(dict, content string) string {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte(content))
+	w.Close()
+	return fmt.Sprintf("<< %s /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", dict, z.Len(), z.Bytes())
+}
+
+// Helvetica is a standard-14 font dictionary.
+const Helvetica = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+// OnePage is a catalog, a page tree claiming count pages, one page drawing
+// content with Helvetica as /F1 (plus extra resources), and the font.
+func OnePage(t testing.TB, count, resources, content string) string {
+	t.Helper()
+	return Build(t,
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count "+count+" >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> "+resources+" >> >>",
+		Stream("", content),
+		Helvetica)
+}
+
+// Text is a one-page PDF showing lines of text.
+func Text(t testing.TB, lines ...string) string {
+	t.Helper()
+	var c strings.Builder
+	c.WriteString("BT /F1 12 Tf 14 TL 72 720 Td\n")
+	for _, l := range lines {
+		fmt.Fprintf(&c, "(%s) Tj T*\n", strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l))
+	}
+	c.WriteString("ET")
+	return OnePage(t, "1", "", c.String())
+}
+
+// PageCountBomb claims ten billion pages and holds one; a reader that
+// sizes its page map by the claim asks for tens of gigabytes.
+func PageCountBomb(t testing.TB) string {
+	t.Helper()
+	return OnePage(t, "9999999999", "", "BT /F1 24 Tf 72 700 Td (Hello) Tj ET")
+}
+
+// TextFlood draws lines*perLine characters on one page: a small compressed
+// stream that holds tens of megabytes once extracted.
+func TextFlood(t testing.TB, lines, perLine int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("BT /F1 1 Tf 20 780 Td\n")
+	// Lines 0.03 pt apart stay inside the page, where MuPDF keeps them.
+	row := "(" + strings.Repeat("A", perLine) + ") Tj 0 -0.03 Td\n"
+	for range lines {
+		b.WriteString(row)
+	}
+	b.WriteString("ET")
+	return OnePage(t, "1", "", b.String())
+}
+
+// FormBomb nests form XObjects depth deep, each drawing the next ten times:
+// 10^depth tiny fills after a line of text, no memory to speak of and
+// effectively endless work.
+func FormBomb(t testing.TB, depth int) string {
+	t.Helper()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> >>",
+		Stream("", "BT /F1 12 Tf 72 700 Td (Before the bomb) Tj ET /X Do"),
+		Helvetica,
+	}
+	for i := 0; i < depth; i++ {
+		res, body := "", "0 0 1 1 re f"
+		if i < depth-1 {
+			res = fmt.Sprintf("/Resources << /XObject << /X %d 0 R >> >>", len(objs)+2)
+			body = strings.Repeat("/X Do ", 10)
+		}
+		objs = append(objs, Stream("/Type /XObject /Subtype /Form /BBox [0 0 10 10] "+res, body))
+	}
+	return Build(t, objs...)
+}
+
+// Truncated copies the first n bytes of the file at path (n < 0: all but
+// the last -n bytes) to a new temporary file.
+func Truncated(t testing.TB, path string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 0 {
+		n += len(b)
+	}
+	out := filepath.Join(t.TempDir(), "truncated.pdf")
+	if err := os.WriteFile(out, b[:n], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
