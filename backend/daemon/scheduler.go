@@ -21,9 +21,6 @@ const LogName = "sync.log"
 // StatusPath is the scheduler's status file.
 func StatusPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "sync_status.json") }
 
-// TrayLockPath is the tray's single-instance lock.
-func TrayLockPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "tray.lock") }
-
 // SyncLog appends timestamped lines to logs/sync.log (0600) and mirrors them
 // to echo when it is set.
 type SyncLog struct {
