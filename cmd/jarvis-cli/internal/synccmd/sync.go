@@ -37,6 +37,18 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			if err != nil {
 				return err
 			}
+			// One scheduler per data dir: a tray or another `jarvis-cli
+			// sync` already running it is a conflict naming its pid.
+			lock, err := daemon.LockScheduler(cfg)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
+			hold, err := daemon.HoldDataDir(cfg)
+			if err != nil {
+				return err
+			}
+			defer hold.Release()
 			slog, err := daemon.OpenSyncLog(cfg, func(line string) { fmt.Fprint(io.Err, line) })
 			if err != nil {
 				return err
