@@ -180,6 +180,10 @@ func (mathBlockParser) CanAcceptIndentedLine() bool                 { return fal
 
 // --- rendering overrides ---
 
+// The renderers below ignore WriteString's error (`_, _ =`), as goldmark's
+// own do: the writer is a bufio.Writer over a bytes.Buffer, whose errors are
+// sticky and come back from the Flush that md.Convert checks.
+
 type safeRenderer struct{}
 
 func (safeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
