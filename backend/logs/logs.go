@@ -81,6 +81,11 @@ func rotated(path string) *lumberjack.Logger {
 	return &lumberjack.Logger{Filename: path, MaxSize: maxSizeMB, MaxBackups: maxBackups, LocalTime: true}
 }
 
+// Rotated is an append-only file at path rotated like jarvis.log, for the
+// other logs of the logs dir (the scheduler's sync.log). Its directory must
+// exist; the file is created 0600 on the first write.
+func Rotated(path string) io.WriteCloser { return rotated(path) }
+
 func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
