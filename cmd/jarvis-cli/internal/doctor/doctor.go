@@ -126,6 +126,16 @@ func Run(io *iostreams.IO, load func() (*config.Config, error)) error {
 		e.Close()
 	}
 
+	// SQLite's own check of the store file, without the models.
+	switch err := kb.CheckIntegrity(context.Background(), kb.StorePath(cfg.RAG.Dir), false); {
+	case errs.Is(err, errs.NotFound):
+		warn("store integrity: no knowledge base yet in %s", cfg.RAG.Dir)
+	case err != nil:
+		fail("store integrity: %v", err)
+	default:
+		ok("store integrity: ok (PRAGMA integrity_check)")
+	}
+
 	if _, err := os.Stat(cfg.Vault.Path); err != nil {
 		warn("vault %s not found (set vault.path or VAULT_PATH)", cfg.Vault.Path)
 	} else {
