@@ -8,11 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source build/scripts/lib.sh
-# Temporary files at fixed paths would collide between runs: none may appear.
-tmp_before="$(mktemp)"
+# Temporary files at fixed paths would collide between runs: no jarvis* entry
+# of /tmp may be written during the run (start marks the run's start time).
+start="$(mktemp)"
 clone="$(mktemp -d)"
-trap 'rm -rf "$tmp_before" "$clone"' EXIT
-ls -1 /tmp | grep -i '^jarvis' | sort >"$tmp_before" || true
+trap 'rm -rf "$start" "$clone"' EXIT
 
 bash build/scripts/setup.sh
 export PATH="$(go env GOPATH)/bin:$PATH"
@@ -50,8 +50,8 @@ run_clean e2e bash -c 'cd frontend && node e2e/run.mjs ../build/bin/jarvis-bridg
 printf '\n==> window smoke test\n'
 run_clean smoke-window bash build/scripts/smoke-window.sh build/bin/jarvis build/bin/screenshot.png
 
-new_tmp="$(ls -1 /tmp | grep -i '^jarvis' | sort | comm -13 "$tmp_before" - || true)"
-if [ -n "$new_tmp" ]; then
-  echo "the run left files at fixed paths in /tmp: $new_tmp"
+written="$(find /tmp -maxdepth 1 -iname 'jarvis*' -newer "$start" 2>/dev/null || true)"
+if [ -n "$written" ]; then
+  echo "the run wrote files at fixed paths in /tmp: $written"
   exit 1
 fi
