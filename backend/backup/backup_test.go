@@ -55,9 +55,9 @@ func populated(t *testing.T) *config.Config {
 	files := map[string]string{
 		filepath.Join(cfg.SessionsDir(), "20260101-000000-aaaaaaaaaaaa.json"): `{"id":"20260101-000000-aaaaaaaaaaaa","title":"first"}`,
 		filepath.Join(cfg.SessionsDir(), "20260102-000000-bbbbbbbbbbbb.json"): `{"id":"20260102-000000-bbbbbbbbbbbb","title":"second"}`,
-		filepath.Join(cfg.Drafts.Dir, "d1", "paper.tex"):                        "\\documentclass{article}\n\\begin{document}x\\end{document}\n",
-		filepath.Join(cfg.Drafts.Dir, "d1", ".versions", "v1", "paper.tex"):     "old version\n",
-		filepath.Join(cfg.PromptsDir(), "system_prompt.md"):                     "You are my edited assistant.\n",
+		filepath.Join(cfg.Drafts.Dir, "d1", "paper.tex"):                      "\\documentclass{article}\n\\begin{document}x\\end{document}\n",
+		filepath.Join(cfg.Drafts.Dir, "d1", ".versions", "v1", "paper.tex"):   "old version\n",
+		filepath.Join(cfg.PromptsDir(), "system_prompt.md"):                   "You are my edited assistant.\n",
 	}
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
