@@ -54,27 +54,23 @@ func (e *HeldError) Error() string {
 // *HeldError.
 func AcquireLock(path, what string) (*Lock, error) {
 	const op = "sync.Lock"
-	f, err := openLockFile(path)
+	l, free, err := TryExclusive(path)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, op, err)
+		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errs.Wrap(errs.Conflict, op, &HeldError{What: what, Holder: ReadHolder(path)})
-		}
-		return nil, errs.Wrap(errs.Internal, op, err)
+	if !free {
+		return nil, errs.Wrap(errs.Conflict, op, &HeldError{What: what, Holder: ReadHolder(path)})
 	}
 	record := strconv.Itoa(os.Getpid()) + "\n" + commandLine() + "\n"
-	if err := f.Truncate(0); err != nil {
-		f.Close()
+	if err := l.f.Truncate(0); err != nil {
+		l.Release()
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	if _, err := f.WriteAt([]byte(record), 0); err != nil {
-		f.Close()
+	if _, err := l.f.WriteAt([]byte(record), 0); err != nil {
+		l.Release()
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	return &Lock{f: f, path: path}, nil
+	return l, nil
 }
 
 // HoldShared takes a shared lock at path, waiting while someone holds it
@@ -93,8 +89,8 @@ func HoldShared(path string) (*Lock, error) {
 }
 
 // TryExclusive takes path exclusively without waiting and without
-// recording a holder: ok is false while anyone holds it, shared or not.
-func TryExclusive(path string) (l *Lock, ok bool, err error) {
+// recording a holder: free is false while anyone holds it, shared or not.
+func TryExclusive(path string) (l *Lock, free bool, err error) {
 	f, err := openLockFile(path)
 	if err != nil {
 		return nil, false, errs.Wrap(errs.Internal, "sync.Lock", err)
@@ -142,15 +138,11 @@ func ReadHolder(path string) Holder {
 }
 
 // Held reports whether another process (or another open in this one)
-// holds the lock at path, and who.
+// holds the lock at path, and who. It only looks: the record is not touched.
 func Held(path string) (Holder, bool) {
-	l, err := AcquireLock(path, "")
-	if err != nil {
-		var held *HeldError
-		if errors.As(err, &held) {
-			return held.Holder, true
-		}
-		return Holder{}, false
+	l, free, err := TryExclusive(path)
+	if err != nil || !free {
+		return ReadHolder(path), err == nil
 	}
 	l.Release()
 	return Holder{}, false

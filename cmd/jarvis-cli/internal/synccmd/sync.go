@@ -90,11 +90,14 @@ func PrintStatus(io *iostreams.IO, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	// The scheduler lock, not the recorded pid, says whether one runs: a
+	// pid can be reused by an unrelated process after a crash.
+	holder, running := daemon.SchedulerHolder(cfg)
 	switch {
+	case running:
+		fmt.Fprintf(io.Out, "scheduler: running (%s, since %s)\n", holder, st.StartedAt.Format(time.RFC3339))
 	case st.PID == 0:
 		fmt.Fprintln(io.Out, "scheduler: never started (run `jarvis-cli sync` or open the tray)")
-	case jsync.Alive(st.PID):
-		fmt.Fprintf(io.Out, "scheduler: running (pid %d, since %s)\n", st.PID, st.StartedAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(io.Out, "scheduler: NOT running (last pid %d, started %s)\n", st.PID, st.StartedAt.Format(time.RFC3339))
 	}
