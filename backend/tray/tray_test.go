@@ -83,7 +83,10 @@ func privateBus(t *testing.T) string {
 		t.Skip("dbus-daemon not installed")
 	}
 	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
-	out, _ := cmd.StdoutPipe()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
