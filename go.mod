@@ -18,6 +18,7 @@ require (
 	golang.org/x/net v0.47.0
 	golang.org/x/text v0.32.0
 	google.golang.org/protobuf v1.36.11
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.62.0
 )

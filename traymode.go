@@ -12,27 +12,31 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/tray"
 )
 
 //go:embed build/appicon.png
 var trayIcon []byte
 
-// trayFlag starts the binary as the tray process instead of the window.
-const trayFlag = "--tray"
-
-// runTray is `jarvis --tray`: one instance per data dir, the scheduler with
-// the real jobs, and the tray menu. It returns the process exit code.
+// runTray is `jarvis --tray`: the data dir's one scheduler with the real
+// jobs, and the tray menu. It returns the process exit code.
 func runTray(cfg *config.Config) int {
-	lock, err := tray.Acquire(daemon.TrayLockPath(cfg))
+	lock, err := daemon.LockScheduler(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jarvis:", err)
 		if errs.Is(err, errs.Conflict) {
-			return 0 // already running: nothing to do
+			return 0 // a tray or `jarvis-cli sync` runs it already: nothing to do
 		}
 		return 1
 	}
 	defer lock.Release()
+	hold, err := daemon.HoldDataDir(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jarvis:", err)
+		return 1
+	}
+	defer hold.Release()
 	slog, err := daemon.OpenSyncLog(cfg, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jarvis:", err)
@@ -54,7 +58,7 @@ func runTray(cfg *config.Config) int {
 	bg := &daemon.Background{Svc: svc, Watch: true}
 	bg.Start()
 	go bg.Run(ctx)
-	c := &tray.Controller{Scheduler: sched, Disabled: sched.Disabled, Log: slog.Logf, Open: openWindow}
+	c := &tray.Controller{Scheduler: sched, Disabled: sched.Disabled, Log: slog.Logf, Open: startWindow}
 	if err := c.Run(ctx, trayIcon); err != nil {
 		slog.Logf("tray stopped: %v", err)
 		return 1
@@ -78,17 +82,22 @@ func detached(args ...string) error {
 	return cmd.Process.Release()
 }
 
-// openWindow starts the window process; the window's single-instance lock
+// startWindow starts the window process; the window's single-instance lock
 // turns a second start into raising the first.
-func openWindow() error { return detached() }
+func startWindow() error { return detached() }
 
-// ensureTray starts the tray process unless one runs already or
-// JARVIS_NO_TRAY is set (tests, or users who run `jarvis-cli sync` instead).
+// ensureTray starts the tray process unless a scheduler runs already (a
+// tray, or `jarvis-cli sync`) or JARVIS_NO_TRAY is set (tests, or users who
+// run `jarvis-cli sync` instead).
 func ensureTray(cfg *config.Config) {
-	if os.Getenv("JARVIS_NO_TRAY") != "" || tray.Running(daemon.TrayLockPath(cfg)) {
+	if os.Getenv("JARVIS_NO_TRAY") != "" {
 		return
 	}
-	if err := detached(trayFlag); err != nil {
+	if _, running := daemon.SchedulerHolder(cfg); running {
+		return
+	}
+	if err := detached("--tray"); err != nil {
+		logs.L().Error("cannot start the tray", "err", err)
 		fmt.Fprintln(os.Stderr, "jarvis: cannot start the tray:", err)
 	}
 }

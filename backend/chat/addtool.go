@@ -121,8 +121,14 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	if err := ctx.Err(); err != nil {
 		return "", "", errs.Wrap(errs.Cancelled, op, err)
 	}
+	// Re-adding a known source replaces it; not knowing whether it is known
+	// would risk a duplicate, so a failed lookup fails the add.
+	dups, err := k.Store.FindDuplicates(ctx, res.Source, "")
+	if err != nil {
+		return "", "", err
+	}
 	var replace *kb.Filter
-	if dups, _ := k.Store.FindDuplicates(ctx, res.Source, ""); len(dups) > 0 {
+	if len(dups) > 0 {
 		replace = &kb.Filter{Source: res.Source}
 	}
 	if err := k.Store.Ingest(ctx, k.Searcher.Embedder(), res.Chunks, replace); err != nil {

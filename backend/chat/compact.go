@@ -52,7 +52,7 @@ func render(msgs []llm.Message) string {
 			case llm.BlockText:
 				fmt.Fprintf(&b, "%s: %s\n", m.Role, bl.Text)
 			case llm.BlockToolCall:
-				args, _ := json.Marshal(bl.Arguments)
+				args, _ := json.Marshal(bl.Arguments) // a map of JSON values always marshals
 				fmt.Fprintf(&b, "%s called %s %s\n", m.Role, bl.Name, truncateMiddle(string(args), 200))
 			case llm.BlockToolResult:
 				fmt.Fprintf(&b, "tool result: %s\n", truncateMiddle(bl.Content, 600))

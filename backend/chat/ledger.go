@@ -110,7 +110,7 @@ func (l *Ledger) Cite(reply string) (string, []Citation, int) {
 		inner := citeRE.FindStringSubmatch(m)[1]
 		page := 0
 		if pm := pageRE.FindStringSubmatch(inner); pm != nil {
-			page, _ = strconv.Atoi(pm[1])
+			page, _ = strconv.Atoi(pm[1]) // pageRE captures digits only
 			inner = strings.TrimSpace(inner[:len(inner)-len(pm[0])])
 		}
 		c, ok := l.evidence[inner]

@@ -184,6 +184,7 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 				r.finish(t, s, message, outcome{err: err, usage: provider.PopUsage()})
 				return
 			case err != nil:
+				r.logTurn(s, "compaction failed", err)
 				t.send(EventStatus, "compaction failed; continuing with the full history: "+r.redact(err.Error()), nil)
 			default:
 				prior, t.base, t.baseStarts = msgs, msgs, st
@@ -194,7 +195,9 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 		res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
 			System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
 			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
-				return r.Tools.Dispatch(ctx, s, call, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+				r.logTool(s, call, out, err)
+				return out, err
 			},
 		})
 		served := ""
@@ -287,10 +290,12 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
+				r.logTurn(s, "indexing the exchange failed", herr)
 				t.send(EventStatus, "this exchange was not indexed for later search: "+r.redact(herr.Error()), nil)
 			}
 		}
 		if serr := r.Sessions.Save(s); serr != nil {
+			r.logTurn(s, "saving the answer failed", serr)
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
 		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
@@ -298,10 +303,12 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.
+		r.logTurn(s, "turn refused for privacy", err)
 		t.send(EventError, r.redact(err.Error()), map[string]any{"restore_input": message})
 	case errs.Is(err, errs.Cancelled):
 		t.send(EventStopped, "stopped", map[string]any{"restore_input": message})
 	default:
+		r.logTurn(s, "turn failed", err)
 		warning := "⚠️ " + r.redact(err.Error())
 		answer := DisplayItem{Role: "assistant", Text: warning, At: now}
 		t.sendMu.Lock()
@@ -317,6 +324,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		s.Messages = append(s.Messages, llm.Text(llm.RoleUser, message), llm.Text(llm.RoleAssistant, warning))
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now}, answer)
 		if serr := r.Sessions.Save(s); serr != nil {
+			r.logTurn(s, "saving the failed turn failed", serr)
 			t.send(EventError, "the failed turn could not be saved: "+r.redact(serr.Error()), nil)
 		}
 		t.send(EventError, warning, nil)

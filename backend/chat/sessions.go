@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
 // FormatVersion 2 stores the neutral transcript.
@@ -222,6 +223,7 @@ func (st *Sessions) List() ([]Summary, []error) {
 		return nil, nil
 	}
 	if err != nil {
+		logs.L().Error("sessions dir unreadable", "dir", st.Dir, "err", err)
 		return nil, []error{errs.Wrap(errs.Internal, "chat.List", err)}
 	}
 	var out []Summary
@@ -233,6 +235,7 @@ func (st *Sessions) List() ([]Summary, []error) {
 		}
 		s, err := st.Load(id)
 		if err != nil {
+			logs.L().Warn("session file skipped", "id", id, "err", err)
 			problems = append(problems, err)
 			continue
 		}
@@ -253,7 +256,7 @@ func (st *Sessions) prune() error {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	list, _ := st.List() // unreadable files are never pruned: they are not in the list
+	list, _ := st.List() // List logs unreadable files; they are never pruned, not being in the list
 	n := 0
 	for _, s := range list {
 		if s.Pinned {

@@ -78,7 +78,7 @@ func schema(required []string, props map[string]string) json.RawMessage {
 	for k, desc := range props {
 		p[k] = map[string]string{"type": "string", "description": desc}
 	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required})
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required}) // maps of strings always marshal
 	return b
 }
 

@@ -181,8 +181,9 @@ func TestValidationNamesTheKey(t *testing.T) {
 	}{
 		{"wrong type", "[rag]\nchunk_size = \"big\"\n", "rag.chunk_size"},
 		{"overlap too big", "[rag]\nchunk_size = 100\nchunk_overlap = 100\n", "rag.chunk_overlap"},
-		{"hour range", "[digest]\nhour = 24\n", "digest.hour"},
-		{"weekday", "[digest]\nday = \"someday\"\n", "digest.day"},
+		{"hour range", "[digest]\nenabled = true\nhour = 24\n", "digest.hour"},
+		{"weekday", "[digest]\nenabled = true\nday = \"someday\"\n", "digest.day"},
+		{"quota limit", "[digest]\nenabled = true\narxiv_categories = [[\"cs.LG\", 0]]\n", "digest.arxiv_categories"},
 		{"arxiv url", "[digest]\narxiv_url = \"export.arxiv.org/api/query\"\n", "digest.arxiv_url"},
 		{"biorxiv url", "[digest]\nbiorxiv_url = \"\"\n", "digest.biorxiv_url"},
 		{"provider", "[chat]\nprovider = \"gemini\"\n", "chat.provider"},
@@ -213,6 +214,43 @@ func TestValidationNamesTheKey(t *testing.T) {
 				t.Fatalf("error %q does not name %q", err, c.wantKey)
 			}
 		})
+	}
+}
+
+// A stale [digest] section of a digest that is off must not stop the
+// configuration from loading; it is a warning until the digest is enabled.
+func TestDisabledDigestSettingsWarnInsteadOfFailing(t *testing.T) {
+	doc := "[digest]\nenabled = false\nday = \"someday\"\nhour = 99\n"
+	cfg, err := parse([]byte(doc), t.TempDir(), noEnv)
+	if err != nil {
+		t.Fatalf("a disabled digest's settings must not fail the load: %v", err)
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(FilePath(home), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = LoadFrom(home); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(cfg.Warnings, "\n"); !strings.Contains(w, "digest.day") || !strings.Contains(w, "enabled = false") {
+		t.Fatalf("the bad setting must still be reported as a warning: %q", cfg.Warnings)
+	}
+	if err := cfg.ValidateDigest(); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("ValidateDigest (digest run --force) must refuse it: %v", err)
+	}
+	// Fixing one key is allowed while another is still bad (only the key
+	// written is judged); enabling the digest with a bad day is not.
+	if err := SetIn(home, "digest", "hour", 7); err != nil {
+		t.Fatalf("fixing digest.hour must be allowed while digest.day is still bad: %v", err)
+	}
+	if err := SetIn(home, "digest", "enabled", true); !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "digest.day") {
+		t.Fatalf("enabling a digest with a bad day must be refused naming it: %v", err)
+	}
+	if err := SetIn(home, "digest", "day", "fri"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetIn(home, "digest", "enabled", true); err != nil {
+		t.Fatalf("enabling after the fix: %v", err)
 	}
 }
 

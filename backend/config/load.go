@@ -67,6 +67,11 @@ func parse(data []byte, home string, getenv func(string) string) (*Config, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if !cfg.Digest.Enabled {
+		if err := cfg.ValidateDigest(); err != nil {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%v (ignored while [digest] enabled = false; fix it before enabling the digest)", err))
+		}
+	}
 	return &cfg, nil
 }
 

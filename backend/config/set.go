@@ -44,8 +44,16 @@ func SetIn(home, section, key string, value any) error {
 	}
 	// Validate against the environment-free view: the file must be valid on
 	// its own, whatever variables happen to be set in this process.
-	if _, err := parse(updated, home, func(string) string { return "" }); err != nil {
+	cfg, err := parse(updated, home, func(string) string { return "" })
+	if err != nil {
 		return errs.Wrapf(errs.Invalid, op, err, "refusing to write %s.%s = %s", section, key, literal)
+	}
+	// A digest setting is checked even while the digest is off: a value
+	// written now must not wait to fail until the digest is enabled.
+	for _, p := range cfg.digestProblems() {
+		if p.key == section+"."+key {
+			return errs.Wrapf(errs.Invalid, op, p.err, "refusing to write %s.%s = %s", section, key, literal)
+		}
 	}
 	if err := fsutil.WriteFileAtomic(path, updated, 0o600); err != nil {
 		return errs.Wrapf(errs.Internal, op, err, "cannot write %s", path)

@@ -14,16 +14,22 @@ var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 
 // Validate checks every constraint a later component relies on and reports
 // the first problem, naming the key in the user's terms ("rag.chunk_size").
+// The digest's settings count only while the digest is enabled: a stale
+// [digest] section of a digest that is off must not stop everything else
+// (Load turns its problems into a warning instead).
 func (c *Config) Validate() error {
+	if c.Digest.Enabled {
+		if err := c.ValidateDigest(); err != nil {
+			return err
+		}
+	}
 	checks := []struct {
 		key string
 		bad bool
 		msg string
 	}{
-		{"digest.max_results", c.Digest.MaxResults < 1, "must be at least 1"},
-		{"digest.biorxiv_days", c.Digest.BiorxivDays < 1, "must be at least 1"},
-		{"digest.day", !slices.Contains(weekdays, strings.ToLower(c.Digest.Day)), "must be one of " + strings.Join(weekdays, ", ")},
-		{"digest.hour", c.Digest.Hour < 0 || c.Digest.Hour > 23, "must be an hour from 0 to 23"},
+		// The servers are checked even with the digest off: the chat's
+		// add_document tool fetches arXiv papers from the same address.
 		{"digest.arxiv_url", !isHTTPURL(c.Digest.ArxivURL), "must be an http(s) URL"},
 		{"digest.biorxiv_url", !isHTTPURL(c.Digest.BiorxivURL), "must be an http(s) URL"},
 		{"rag.dir", strings.TrimSpace(c.RAG.Dir) == "", "must not be empty"},
@@ -59,13 +65,6 @@ func (c *Config) Validate() error {
 	if err := validateProvider(c.Chat.Provider); err != nil {
 		return err
 	}
-	for _, q := range [][]Quota{c.Digest.ArxivCategories, c.Digest.BiorxivCategories, c.Digest.BiorxivKeywords} {
-		for _, item := range q {
-			if strings.TrimSpace(item.Name) == "" || item.Limit < 1 {
-				return errs.New(errs.Invalid, "config", "digest category/keyword %q: needs a name and a limit of at least 1", item.Name)
-			}
-		}
-	}
 	for _, d := range c.Vault.PrivateDirs {
 		if d == "" || strings.ContainsAny(d, `/\`) || d == "." || d == ".." {
 			return errs.New(errs.Invalid, "config", "vault.private_dirs: %q must be a single top-level folder name", d)
@@ -90,6 +89,50 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// ValidateDigest checks the [digest] settings: Validate when the digest is
+// enabled, and anything that runs a digest anyway (`digest run --force`).
+func (c *Config) ValidateDigest() error {
+	if p := c.digestProblems(); len(p) > 0 {
+		return p[0].err
+	}
+	return nil
+}
+
+// keyProblem is one invalid setting.
+type keyProblem struct {
+	key string
+	err error
+}
+
+// digestProblems lists every invalid [digest] setting.
+func (c *Config) digestProblems() []keyProblem {
+	var out []keyProblem
+	bad := func(key, format string, args ...any) {
+		out = append(out, keyProblem{key, errs.New(errs.Invalid, "config", "%s "+format, append([]any{key}, args...)...)})
+	}
+	if c.Digest.MaxResults < 1 {
+		bad("digest.max_results", "must be at least 1")
+	}
+	if c.Digest.BiorxivDays < 1 {
+		bad("digest.biorxiv_days", "must be at least 1")
+	}
+	if !slices.Contains(weekdays, strings.ToLower(c.Digest.Day)) {
+		bad("digest.day", "must be one of %s", strings.Join(weekdays, ", "))
+	}
+	if c.Digest.Hour < 0 || c.Digest.Hour > 23 {
+		bad("digest.hour", "must be an hour from 0 to 23")
+	}
+	for key, q := range map[string][]Quota{"digest.arxiv_categories": c.Digest.ArxivCategories,
+		"digest.biorxiv_categories": c.Digest.BiorxivCategories, "digest.biorxiv_keywords": c.Digest.BiorxivKeywords} {
+		for _, item := range q {
+			if strings.TrimSpace(item.Name) == "" || item.Limit < 1 {
+				bad(key, "entry %q: needs a name and a limit of at least 1", item.Name)
+			}
+		}
+	}
+	return out
 }
 
 func validateProvider(spec string) error {

@@ -170,8 +170,18 @@ func (c completer) CompleteText(ctx context.Context, prompt string, maxTokens, c
 }
 
 // RunDigest fetches, scores, writes and indexes one digest. When the
-// knowledge base cannot be opened the digest file is still written.
+// knowledge base cannot be opened the digest file is still written. Only one
+// digest runs per data dir at a time, across processes: a second is an
+// errs.Conflict naming the first.
 func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outcome, error) {
+	if err := s.Cfg.ValidateDigest(); err != nil {
+		return digest.Outcome{}, err
+	}
+	lock, err := LockDigest(s.Cfg)
+	if err != nil {
+		return digest.Outcome{}, err
+	}
+	defer lock.Release()
 	out := o.Out
 	if out == nil {
 		out = io.Discard

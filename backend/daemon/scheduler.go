@@ -2,7 +2,7 @@ package daemon
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	gosync "sync"
 	"time"
@@ -21,27 +21,21 @@ const LogName = "sync.log"
 // StatusPath is the scheduler's status file.
 func StatusPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "sync_status.json") }
 
-// TrayLockPath is the tray's single-instance lock.
-func TrayLockPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir(), "tray.lock") }
-
 // SyncLog appends timestamped lines to logs/sync.log (0600) and mirrors them
 // to echo when it is set.
 type SyncLog struct {
 	mu   gosync.Mutex
-	f    *os.File
+	f    io.WriteCloser
 	echo func(string)
 }
 
-// OpenSyncLog opens the log for appending.
+// OpenSyncLog opens the log for appending; it is size-rotated like the
+// other logs.
 func OpenSyncLog(cfg *config.Config, echo func(string)) (*SyncLog, error) {
 	if err := fsutil.EnsurePrivateDir(cfg.LogsDir()); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(cfg.LogsDir(), LogName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	return &SyncLog{f: f, echo: echo}, nil
+	return &SyncLog{f: logs.Rotated(filepath.Join(cfg.LogsDir(), LogName)), echo: echo}, nil
 }
 
 // Logf writes one line.
@@ -49,7 +43,7 @@ func (l *SyncLog) Logf(format string, args ...any) {
 	line := time.Now().Format(time.RFC3339) + " " + fmt.Sprintf(format, args...) + "\n"
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.f.WriteString(line); err != nil {
+	if _, err := io.WriteString(l.f, line); err != nil {
 		logs.L().Error("sync log write failed", "err", err)
 	}
 	if l.echo != nil {

@@ -54,7 +54,7 @@ func Parse(markdown string) (date string, out []Scored) {
 			continue
 		}
 		if m := scoreRE.FindStringSubmatch(l); m != nil && cur.Score == 0 {
-			cur.Score, _ = strconv.Atoi(m[1])
+			cur.Score, _ = strconv.Atoi(m[1]) // scoreRE captures digits only
 			cur.Track, cur.Paper.Source = strings.TrimSpace(m[2]), strings.TrimSpace(m[3])
 			continue
 		}

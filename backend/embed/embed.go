@@ -20,6 +20,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
 // BGEQueryPrefix is the retrieval instruction BGE v1.5 expects on queries
@@ -101,7 +102,11 @@ func modelView(op, dir string) (string, func(), error) {
 	if err != nil {
 		return "", noop, errs.Wrap(errs.Internal, op, err)
 	}
-	cleanup := func() { _ = os.RemoveAll(view) }
+	cleanup := func() {
+		if err := os.RemoveAll(view); err != nil {
+			logs.L().Warn("cannot remove the model view", "dir", view, "err", err)
+		}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		cleanup()

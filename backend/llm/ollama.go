@@ -256,7 +256,7 @@ func toOllama(system string, msgs []Message, model string) []ollamaMessage {
 func fromOllamaAssistant(w ollamaMessage, model string, ids *idGen) Message {
 	m := Message{Role: RoleAssistant}
 	if w.Thinking != "" {
-		data, _ := json.Marshal(map[string]string{"thinking": w.Thinking})
+		data, _ := json.Marshal(map[string]string{"thinking": w.Thinking}) // a string map always marshals
 		m.Content = append(m.Content, Block{Type: BlockOpaque, Provider: "ollama", Model: model, Data: data})
 	}
 	if w.Content != "" {

@@ -3,7 +3,6 @@ package sync
 import (
 	"context"
 	"os"
-	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -56,7 +55,9 @@ func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[str
 			return nil, nil, errs.Wrap(errs.Invalid, "sync", err)
 		}
 		weekly := Weekly{Day: day, Hour: cfg.Digest.Hour}
-		digest := guarded(or(w.RunDigest, "digest"))
+		// The digest body takes the data dir's digest lock itself, so the
+		// weekly run, the catch-up and `jarvis-cli digest run` never overlap.
+		digest := or(w.RunDigest, "digest")
 		jobs = append(jobs,
 			Job{ID: "digest", Schedule: weekly, Run: digest},
 			Job{ID: "digest_catchup", Schedule: Every{CatchupInterval}, AtStart: true, Run: func(ctx context.Context, rec Recorder) error {
@@ -80,20 +81,4 @@ func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[str
 		jobs = append(jobs, Job{ID: "draft_gc", Schedule: Daily{Hour: cfg.Drafts.GCHour}, Run: or(w.PruneDrafts, "draft retention")})
 	}
 	return jobs, disabled, nil
-}
-
-// ErrDigestRunning is returned when a digest is already running: the weekly
-// job and the catch-up are separate jobs and must never overlap.
-var ErrDigestRunning = errs.New(errs.Conflict, "sync.digest", "a digest run is already in progress")
-
-// guarded wraps the digest with a non-blocking lock shared by both digest jobs.
-func guarded(run func(context.Context, Recorder) error) func(context.Context, Recorder) error {
-	var mu gosync.Mutex
-	return func(ctx context.Context, rec Recorder) error {
-		if !mu.TryLock() {
-			return ErrDigestRunning
-		}
-		defer mu.Unlock()
-		return run(ctx, rec)
-	}
 }

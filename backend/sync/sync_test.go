@@ -135,22 +135,6 @@ func TestSchedulerRunsRecordsAndCatchesUp(t *testing.T) {
 	}
 }
 
-func TestDigestLockPreventsOverlap(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{})
-	run := guarded(func(context.Context, Recorder) error { close(started); <-release; return nil })
-	done := make(chan error)
-	go func() { done <- run(context.Background(), nil) }()
-	<-started
-	if err := run(context.Background(), nil); !errors.Is(err, ErrDigestRunning) {
-		t.Fatalf("second digest must be refused: %v", err)
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestPanickingJobIsRecorded(t *testing.T) {
 	clock := &fakeClock{t: time.Now()}
 	path := filepath.Join(t.TempDir(), "s.json")

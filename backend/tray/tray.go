@@ -1,3 +1,12 @@
+// Package tray is the system-tray process: it keeps the sync scheduler alive
+// while the window is closed and offers its status and actions in a menu.
+// The tray runs as its own process of the desktop binary (`jarvis --tray`):
+// Wails owns the GTK main loop of the window process, and the window may
+// come and go while the tray stays. The processes coordinate through the
+// files they share — the scheduler lock (one scheduler per data dir, taken
+// by the tray or by `jarvis-cli sync`), the status file, and the SQLite
+// store (WAL; every process re-syncs its vector index from the store's
+// generation counter before searching).
 package tray
 
 import (

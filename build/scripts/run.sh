@@ -7,8 +7,7 @@ bash build/scripts/setup.sh
 export PATH="$(go env GOPATH)/bin:$PATH"
 
 printf '\n==> building the desktop app\n'
-wails build -skipbindings -clean -ldflags "-X github.com/jarvis-kb/jarvis/backend/version.Version=$(git describe --always --dirty 2>/dev/null || echo dev)"
-go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
+bash build/scripts/build.sh
 
 printf '\n==> checking models\n'
 build/bin/jarvis-cli models list || true

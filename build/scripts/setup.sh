@@ -36,7 +36,7 @@ GOBIN_DIR="$(go env GOPATH)/bin"
 export PATH="$GOBIN_DIR:$PATH"
 if ! wails version 2>/dev/null | grep -q "$WAILS_VERSION"; then
   log "building the Wails CLI $WAILS_VERSION"
-  scratch="${XDG_CACHE_HOME:-$HOME/.cache}/jarvis/wails-cli"
+  scratch="$PWD/.cache/wails-cli" # the checkout's own (ignored) cache, not the user's
   mkdir -p "$scratch"
   (
     cd "$scratch"

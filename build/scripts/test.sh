@@ -1,31 +1,55 @@
 #!/usr/bin/env bash
-# One command for a fresh machine: set up, then run every test suite — Go vet,
-# Go tests, frontend unit tests and type checks, a real Wails build,
+# One command for a fresh machine: set up, then run every test suite — the
+# plain Go commands on a fresh clone, frontend unit tests and type checks, a
+# real Wails build, checks of the binaries' command lines, Go vet, Go tests,
 # end-to-end tests of the real frontend against the real Go services in
-# headless Chromium, and a smoke test that opens the window (and the tray
-# process) under Xvfb and screenshots it.
+# headless Chromium, and smoke tests that open the window (and the tray
+# process) under Xvfb. Each step that starts processes must leave none behind.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source build/scripts/lib.sh
+clone="$(mktemp -d)"
+trap 'rm -rf "$clone"' EXIT
+
+# Temporary files at fixed paths collide between runs and outlive them: the
+# scripts make theirs with mktemp (only X11's own sockets are named).
+if grep -nE '[/]tmp/' build/scripts/*.sh .ci/* | grep -vE '[/]tmp/\.X(11-unix/X)?\$n'; then
+  echo "a script names a fixed path in /tmp (use mktemp)"; exit 1
+fi
+
 bash build/scripts/setup.sh
 export PATH="$(go env GOPATH)/bin:$PATH"
+
+printf '\n==> go build and go vet on a fresh clone, before any frontend build\n'
+git clone -q . "$clone/src"
+(
+  cd "$clone/src"
+  [ ! -e frontend/dist/index.html ] || { echo "the clone has a built frontend"; exit 1; }
+  go build ./... && go vet ./...
+)
+rm -rf "$clone/src"
 
 printf '\n==> frontend: type check and unit tests\n'
 (cd frontend && npm run --silent check && npm test --silent)
 
 printf '\n==> desktop build\n'
-(cd frontend && npm run --silent build >/dev/null)
-wails build -s -skipbindings -clean >/tmp/jarvis-wails-build.log 2>&1 || { cat /tmp/jarvis-wails-build.log; exit 1; }
-go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
+(cd frontend && npm run --silent build >/dev/null && touch dist/.keep) # the build empties dist/
+bash build/scripts/build.sh --skip-frontend
+
+printf '\n==> binaries: flags, display errors, versions\n'
+run_clean check-binaries bash build/scripts/check-binaries.sh
 
 printf '\n==> go vet\n'
 go vet ./...
 
 printf '\n==> go test (race detector on)\n'
-JARVIS_REQUIRE_TOOLS=1 go test -race -count=1 ./...
+run_clean go-test env JARVIS_REQUIRE_TOOLS=1 go test -race -count=1 ./...
 
 printf '\n==> end-to-end tests (headless Chromium against the Go services)\n'
 go build -o build/bin/jarvis-bridge ./app/bridge/jarvis-bridge
-(cd frontend && npm run --silent build >/dev/null && node e2e/run.mjs ../build/bin/jarvis-bridge dist ../build/bin/e2e)
+(cd frontend && npm run --silent build >/dev/null && touch dist/.keep)
+run_clean e2e bash -c 'cd frontend && node e2e/run.mjs ../build/bin/jarvis-bridge dist ../build/bin/e2e'
 
 printf '\n==> window smoke test\n'
-bash build/scripts/smoke-window.sh build/bin/jarvis build/bin/screenshot.png
+run_clean smoke-window bash build/scripts/smoke-window.sh build/bin/jarvis build/bin/screenshot.png
+

@@ -124,7 +124,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 			// The tool waits for this answer; nothing is deleted without a "y".
 			token, _ := e.Data.(map[string]any)["token"].(string)
 			fmt.Fprintf(io.Err, "? %s [y/N] ", e.Text)
-			answer, _ := in.ReadString('\n')
+			answer, _ := in.ReadString('\n') // EOF or a read error is no answer: "no"
 			yes := strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
 			if err := confirms.Answer(token, yes); err != nil {
 				fmt.Fprintf(io.Err, "· %v\n", err)

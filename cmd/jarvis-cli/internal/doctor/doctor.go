@@ -105,6 +105,16 @@ func Run(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		}
 	}
 
+	// SQLite's own check of the store file, before anything opens it.
+	switch err := kb.CheckIntegrity(ctx, kb.StorePath(cfg.RAG.Dir), false); {
+	case errs.Is(err, errs.NotFound):
+		warn("store integrity: no knowledge base yet in %s (created on first use)", cfg.RAG.Dir)
+	case err != nil:
+		fail("store integrity: %v", err)
+	default:
+		ok("store integrity: ok (PRAGMA integrity_check)")
+	}
+
 	e, err := engine.Open(cfg)
 	if err != nil {
 		fail("knowledge base: %v", err) // the error carries its hint

@@ -272,7 +272,7 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 				return true
 			}
 			fmt.Fprint(io.Err, "Add it anyway? A same-source entry is replaced. [y/N] ")
-			answer, _ := in.ReadString('\n')
+			answer, _ := in.ReadString('\n') // EOF or a read error is no answer: "no"
 			a := strings.ToLower(strings.TrimSpace(answer))
 			return a == "y" || a == "yes"
 		}})

@@ -136,7 +136,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			}
 			if !yes {
 				fmt.Fprint(io.Out, "Remove these entries? [y/N] ")
-				answer, _ := bufio.NewReader(io.In).ReadString('\n')
+				answer, _ := bufio.NewReader(io.In).ReadString('\n') // EOF or a read error is no answer: "no"
 				if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 					return errs.New(errs.Cancelled, "kb remove", "nothing removed")
 				}

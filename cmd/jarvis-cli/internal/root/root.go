@@ -7,6 +7,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/version"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/askcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/backupcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/convertcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
@@ -59,5 +60,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))
 	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))
+	add("setup", backupcmd.NewBackup(d.IO, d.LoadConfig))
+	add("setup", backupcmd.NewRestore(d.IO, d.LoadConfig))
 	return cmd
 }

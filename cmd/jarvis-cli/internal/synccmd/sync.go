@@ -37,6 +37,18 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			if err != nil {
 				return err
 			}
+			// One scheduler per data dir: a tray or another `jarvis-cli
+			// sync` already running it is a conflict naming its pid.
+			lock, err := daemon.LockScheduler(cfg)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
+			hold, err := daemon.HoldDataDir(cfg)
+			if err != nil {
+				return err
+			}
+			defer hold.Release()
 			slog, err := daemon.OpenSyncLog(cfg, func(line string) { fmt.Fprint(io.Err, line) })
 			if err != nil {
 				return err
@@ -81,11 +93,14 @@ func PrintStatus(io *iostreams.IO, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	// The scheduler lock, not the recorded pid, says whether one runs: a
+	// pid can be reused by an unrelated process after a crash.
+	holder, running := daemon.SchedulerHolder(cfg)
 	switch {
+	case running:
+		fmt.Fprintf(io.Out, "scheduler: running (%s, since %s)\n", holder, st.StartedAt.Format(time.RFC3339))
 	case st.PID == 0:
 		fmt.Fprintln(io.Out, "scheduler: never started (run `jarvis-cli sync` or open the tray)")
-	case jsync.Alive(st.PID):
-		fmt.Fprintf(io.Out, "scheduler: running (pid %d, since %s)\n", st.PID, st.StartedAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(io.Out, "scheduler: NOT running (last pid %d, started %s)\n", st.PID, st.StartedAt.Format(time.RFC3339))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/daemon"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -25,6 +26,10 @@ func TestStatusShowsLivenessFailuresAndDisabledAsSetting(t *testing.T) {
 			"draft_gc":      {LastError: "disk full"},
 		},
 		Disabled: map[string]string{"digest": "[digest] enabled = false"}})
+	lock, err := daemon.LockScheduler(cfg) // as a running tray or sync holds it
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.MkdirAll(cfg.LogsDir(), 0o700)
 	os.WriteFile(cfg.LogsDir()+"/sync.log", []byte("line one\nline two\n"), 0o600)
 	out.Reset()
@@ -34,7 +39,10 @@ func TestStatusShowsLivenessFailuresAndDisabledAsSetting(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
-	jsync.WriteStatus(StatusPath(cfg), jsync.Status{PID: 999999999, StartedAt: now})
+	lock.Release()
+	// A recorded pid that is alive (even this very process) is not a
+	// running scheduler without the lock.
+	jsync.WriteStatus(StatusPath(cfg), jsync.Status{PID: os.Getpid(), StartedAt: now})
 	out.Reset()
 	PrintStatus(io, cfg)
 	if !strings.Contains(out.String(), "NOT running") {

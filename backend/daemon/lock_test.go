@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+)
+
+// The helper process: with JARVIS_DAEMON_LOCK set this test binary, as a
+// second real process on the same data dir (JARVIS_HOME), takes the named
+// lock, says "held" and keeps it until its stdin closes.
+func TestDaemonLockHelperProcess(t *testing.T) {
+	which := os.Getenv("JARVIS_DAEMON_LOCK")
+	if which == "" {
+		return // not the helper
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	var l *jsync.Lock
+	switch which {
+	case "digest":
+		l, err = LockDigest(cfg)
+	case "scheduler":
+		l, err = LockScheduler(cfg)
+	}
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	l.Release()
+	os.Exit(0)
+}
+
+// holdInOtherProcess starts the helper on home and returns its pid once it
+// holds the lock; the helper is stopped (by its pid) when the test ends.
+func holdInOtherProcess(t *testing.T, home, which string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDaemonLockHelperProcess$")
+	cmd.Env = append(os.Environ(), "JARVIS_HOME="+home, "JARVIS_DAEMON_LOCK="+which)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill() // our own child, by pid; harmless once it has exited
+		cmd.Wait()
+	})
+	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
+		t.Fatalf("helper: %q %v", line, err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestDigestRunsOncePerDataDirAcrossProcesses(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := holdInOtherProcess(t, home, "digest")
+	svc := &Services{Cfg: cfg, Getenv: func(string) string { return "" }}
+	defer svc.Close()
+	_, err = svc.RunDigest(context.Background(), DigestOptions{})
+	var held *jsync.HeldError
+	if !errs.Is(err, errs.Conflict) || !errors.As(err, &held) || held.Holder.PID != pid {
+		t.Fatalf("a digest while another process runs one must be a conflict naming pid %d: %v", pid, err)
+	}
+	if entries, _ := os.ReadDir(cfg.Digest.OutputDir); len(entries) > 0 {
+		t.Fatal("the refused run must not write anything")
+	}
+}
+
+func TestSecondSchedulerIsRefusedNamingTheFirst(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := holdInOtherProcess(t, home, "scheduler")
+	if h, running := SchedulerHolder(cfg); !running || h.PID != pid {
+		t.Fatalf("SchedulerHolder = %+v %v, want pid %d", h, running, pid)
+	}
+	_, err = LockScheduler(cfg)
+	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
+		t.Fatalf("want a conflict naming pid %d: %v", pid, err)
+	}
+	if errs.ExitCode(err) == 0 {
+		t.Fatal("a refused scheduler must exit non-zero")
+	}
+}
+
+func TestForcedDigestStillChecksItsSettings(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Digest.Day = "someday" // a stale setting of a disabled digest
+	svc := &Services{Cfg: cfg}
+	if _, err := svc.RunDigest(context.Background(), DigestOptions{}); !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "digest.day") {
+		t.Fatalf("want invalid naming digest.day: %v", err)
+	}
+}
