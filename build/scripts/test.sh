@@ -33,7 +33,7 @@ printf '\n==> frontend: type check and unit tests\n'
 (cd frontend && npm run --silent check && npm test --silent)
 
 printf '\n==> desktop build\n'
-(cd frontend && npm run --silent build >/dev/null && touch dist/.keep) # the build empties dist/
+(cd frontend && npm run --silent build >/dev/null) # vite copies public/.keep into dist/, so plain go builds keep working
 bash build/scripts/build.sh --skip-frontend
 
 printf '\n==> binaries: flags, display errors, versions\n'
@@ -47,7 +47,7 @@ run_clean go-test env JARVIS_REQUIRE_TOOLS=1 go test -race -count=1 ./...
 
 printf '\n==> end-to-end tests (headless Chromium against the Go services)\n'
 go build -o build/bin/jarvis-bridge ./app/bridge/jarvis-bridge
-(cd frontend && npm run --silent build >/dev/null && touch dist/.keep)
+(cd frontend && npm run --silent build >/dev/null)
 run_clean e2e bash -c 'cd frontend && node e2e/run.mjs ../build/bin/jarvis-bridge dist ../build/bin/e2e'
 
 printf '\n==> window smoke test\n'
