@@ -39,14 +39,14 @@ type SessionRow struct {
 // SessionView is an opened session. Messages are Markdown; the window
 // renders them (frontend/src/lib/markdown.ts).
 type SessionView struct {
-	ID      string        `json:"id"`
-	Title   string        `json:"title"`
-	Spec    string        `json:"spec"`
-	Private bool          `json:"private"`
-	KBOnly  bool          `json:"kbOnly"`
-	Pinned  bool          `json:"pinned"`
-	CostUSD float64       `json:"costUsd"`
-	Busy    bool          `json:"busy"`
+	ID      string             `json:"id"`
+	Title   string             `json:"title"`
+	Spec    string             `json:"spec"`
+	Private bool               `json:"private"`
+	KBOnly  bool               `json:"kbOnly"`
+	Pinned  bool               `json:"pinned"`
+	CostUSD float64            `json:"costUsd"`
+	Busy    bool               `json:"busy"`
 	Display []chat.DisplayItem `json:"display"`
 }
 

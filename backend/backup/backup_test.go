@@ -131,8 +131,8 @@ func capture(t *testing.T, cfg *config.Config) state {
 	}
 	defer db.Close()
 	for name, q := range map[string]string{
-		"chunks": `SELECT * FROM chunks ORDER BY id`,
-		"meta":   `SELECT key, value FROM meta ORDER BY key`,
+		"chunks":  `SELECT * FROM chunks ORDER BY id`,
+		"meta":    `SELECT key, value FROM meta ORDER BY key`,
 		"vectors": `SELECT * FROM vectors ORDER BY id`,
 		"terms":   `SELECT * FROM lex_terms ORDER BY id`,
 	} {

@@ -77,7 +77,7 @@ func newKB(t *testing.T) *kbFixture {
 	if _, err := ref.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Backfill(context.Background(), nil); err != nil { // the vault stores notes first, vectors follow
+	if _, err := eng.Backfill(context.Background(), kb.BackfillOptions{}); err != nil { // the vault stores notes first, vectors follow
 		t.Fatal(err)
 	}
 	k := &KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 5,

@@ -44,7 +44,9 @@ func TestCutOffReplyIsLabelledAndContinues(t *testing.T) {
 	if _, err := r.Continue(context.Background(), s, nil); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("continue with nothing cut off: %v", err)
 	}
-	ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Start(context.Background(), s, "tomatoes?", emit) })
+	ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) {
+		return r.Start(context.Background(), s, "tomatoes?", emit)
+	})
 	data := ev.Data.(map[string]any)
 	if ev.Kind != EventReply || data["stop"] != "length" || data["notice"] != NoticeCutOff || !strings.HasPrefix(ev.Text, "Tomatoes need") {
 		t.Fatalf("reply event = %+v", ev)
@@ -84,7 +86,9 @@ func TestRefusalStoresANoticeNotAnAnswer(t *testing.T) {
 		r, s := newRunner(t, func(context.Context, llm.TurnRequest) (llm.TurnResult, error) {
 			return llm.TurnResult{Reply: "Here is how to", Messages: []llm.Message{llm.Text(llm.RoleAssistant, "Here is how to")}, Stop: stop}, nil
 		})
-		ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Start(context.Background(), s, "how do I?", emit) })
+		ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) {
+			return r.Start(context.Background(), s, "how do I?", emit)
+		})
 		if ev.Kind != EventReply || strings.Contains(ev.Text, "Here is how to") || ev.Data.(map[string]any)["refused"] != true {
 			t.Fatalf("%s: event = %+v", stop, ev)
 		}

@@ -106,7 +106,7 @@ func (b *Background) backfillOnce(ctx context.Context) {
 	if e.Embedder() == nil {
 		return // keyword only until a model is installed
 	}
-	res, err := e.Backfill(ctx, b.Progress)
+	res, err := e.Backfill(ctx, kb.BackfillOptions{Progress: b.Progress})
 	switch {
 	case errs.Is(err, errs.Conflict):
 		return // another process is embedding; it picks up everything pending

@@ -293,12 +293,12 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 
 // Backfill embeds every chunk still waiting for a vector of the configured
 // model (see kb.Backfill). Without an embedding model there is nothing to do.
-func (e *Engine) Backfill(ctx context.Context, progress kb.BackfillProgress) (kb.BackfillResult, error) {
+func (e *Engine) Backfill(ctx context.Context, o kb.BackfillOptions) (kb.BackfillResult, error) {
 	emb := e.Embedder()
 	if emb == nil {
 		return kb.BackfillResult{}, nil
 	}
-	res, err := kb.Backfill(ctx, e.Store, emb, progress)
+	res, err := kb.Backfill(ctx, e.Store, emb, o)
 	if err == nil && res.Swapped {
 		// The switch finished: the old model no longer serves queries.
 		e.mu.Lock()

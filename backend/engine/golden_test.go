@@ -105,7 +105,7 @@ func TestGoldenSet(t *testing.T) {
 		if _, err := e.Refresher().Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Backfill(ctx, nil); err != nil {
+		if _, err := e.Backfill(ctx, kb.BackfillOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		var sum float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
@@ -16,6 +17,21 @@ const BackfillBatch = 64
 // BackfillProgress reports chunks embedded so far of the chunks that were
 // waiting (the total grows if chunks arrive meanwhile).
 type BackfillProgress func(done, total int)
+
+// BackfillOptions adjust one backfill.
+type BackfillOptions struct {
+	Progress BackfillProgress
+	// Wait makes a backfill that finds another process embedding wait for
+	// it, then embed whatever is left (a command the user ran); without it
+	// the call returns a conflict at once (background workers, which are
+	// kicked again later).
+	Wait bool
+	// Waiting is told once, with the holder's pid, when the wait begins.
+	Waiting func(pid string)
+}
+
+// backfillPoll is how often a waiting backfill retries the lock.
+const backfillPoll = 250 * time.Millisecond
 
 // BackfillResult says what a backfill did.
 type BackfillResult struct {
@@ -31,17 +47,13 @@ type BackfillResult struct {
 // it (the old vectors serve until the last chunk is done, then one
 // transaction swaps). One process backfills a store at a time; another gets
 // a conflict error naming it.
-func Backfill(ctx context.Context, s *Store, e Embedder, progress BackfillProgress) (BackfillResult, error) {
+func Backfill(ctx context.Context, s *Store, e Embedder, o BackfillOptions) (BackfillResult, error) {
 	const op = "kb.Backfill"
+	progress := o.Progress
 	res := BackfillResult{Model: e.Info()}
-	lock, err := fsutil.TryLock(filepath.Join(s.dir, "backfill.lock"))
+	lock, err := backfillLock(ctx, s, o)
 	if err != nil {
-		var le *fsutil.LockedError
-		if errors.As(err, &le) {
-			return res, errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process is already embedding this knowledge base"),
-				"it continues in the background; search uses each vector as soon as it is stored")
-		}
-		return res, errs.Wrap(errs.Internal, op, err)
+		return res, err
 	}
 	defer lock.Release()
 	models, err := s.UseModel(ctx, res.Model)
@@ -69,6 +81,36 @@ func Backfill(ctx context.Context, s *Store, e Embedder, progress BackfillProgre
 			return res, nil
 		}
 		// Chunks arrived after the pass looked: one more pass picks them up.
+	}
+}
+
+// backfillLock takes the store's backfill lock, waiting for another
+// process's backfill when asked to.
+func backfillLock(ctx context.Context, s *Store, o BackfillOptions) (*fsutil.FileLock, error) {
+	const op = "kb.Backfill"
+	path := filepath.Join(s.dir, "backfill.lock")
+	told := false
+	for {
+		lock, err := fsutil.TryLock(path)
+		var le *fsutil.LockedError
+		switch {
+		case err == nil:
+			return lock, nil
+		case !errors.As(err, &le):
+			return nil, errs.Wrap(errs.Internal, op, err)
+		case !o.Wait:
+			return nil, errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process is already embedding this knowledge base"),
+				"it continues in the background; search uses each vector as soon as it is stored")
+		}
+		if !told && o.Waiting != nil {
+			o.Waiting(le.PID)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errs.Wrap(errs.Cancelled, op, ctx.Err())
+		case <-time.After(backfillPoll):
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -102,7 +103,7 @@ func TestBackfillEmbedsPendingInBatchesAndResumes(t *testing.T) {
 	}
 	// The backfill fails in its second batch: the first batch stays stored.
 	bad := &failingEmbedder{wordEmbedder: emb, failAt: 2}
-	if _, err := Backfill(ctx, s, bad, nil); !errs.Is(err, errs.RAG) {
+	if _, err := Backfill(ctx, s, bad, BackfillOptions{}); !errs.Is(err, errs.RAG) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := vectorCount(t, s, emb.Info().ID); n != BackfillBatch {
@@ -115,7 +116,7 @@ func TestBackfillEmbedsPendingInBatchesAndResumes(t *testing.T) {
 	}
 	// A second run resumes: only the rest is embedded.
 	var last [2]int
-	res, err := Backfill(ctx, s, emb, func(done, total int) { last = [2]int{done, total} })
+	res, err := Backfill(ctx, s, emb, BackfillOptions{Progress: func(done, total int) { last = [2]int{done, total} }})
 	if err != nil || res.Embedded != len(docs)-BackfillBatch || last != [2]int{res.Embedded, res.Embedded} {
 		t.Fatalf("resume: %+v %v progress %v", res, err, last)
 	}
@@ -123,7 +124,7 @@ func TestBackfillEmbedsPendingInBatchesAndResumes(t *testing.T) {
 		t.Fatalf("%d still pending", p)
 	}
 	// Nothing left: a third run embeds nothing.
-	if res, err := Backfill(ctx, s, emb, nil); err != nil || res.Embedded != 0 {
+	if res, err := Backfill(ctx, s, emb, BackfillOptions{}); err != nil || res.Embedded != 0 {
 		t.Fatalf("idle: %+v %v", res, err)
 	}
 }
@@ -138,14 +139,31 @@ func TestBackfillRefusesASecondProcess(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	blocking := &blockingEmbedder{wordEmbedder: emb, started: started, release: release}
 	done := make(chan error, 1)
-	go func() { _, err := Backfill(context.Background(), s, blocking, nil); done <- err }()
+	go func() { _, err := Backfill(context.Background(), s, blocking, BackfillOptions{}); done <- err }()
 	<-started
-	if _, err := Backfill(context.Background(), other, emb, nil); !errs.Is(err, errs.Conflict) {
+	if _, err := Backfill(context.Background(), other, emb, BackfillOptions{}); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("second backfill: %v", err)
+	}
+	// One that asks to wait does, is told who it waits for, then finds
+	// nothing left to embed.
+	waited := make(chan string, 1)
+	second := make(chan BackfillResult, 1)
+	go func() {
+		res, err := Backfill(context.Background(), other, emb, BackfillOptions{Wait: true, Waiting: func(pid string) { waited <- pid }})
+		if err != nil {
+			t.Error(err)
+		}
+		second <- res
+	}()
+	if pid := <-waited; pid != strconv.Itoa(os.Getpid()) {
+		t.Fatalf("waiting for pid %q", pid)
 	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if res := <-second; res.Embedded != 0 {
+		t.Fatalf("the waiting backfill re-embedded %d chunks", res.Embedded)
 	}
 }
 
@@ -178,7 +196,7 @@ func TestModelSwitchServesOldVectorsUntilTheSwap(t *testing.T) {
 	// one loaded for queries.
 	sr := NewSearcher(s, SearchOptions{Hybrid: true, RerankTopN: 25}, nil, newEmb, oldEmb)
 	bad := &failingEmbedder{wordEmbedder: newWords, failAt: 2}
-	if _, err := Backfill(ctx, s, namedEmbedder{bad, "test/new"}, nil); err == nil {
+	if _, err := Backfill(ctx, s, namedEmbedder{bad, "test/new"}, BackfillOptions{}); err == nil {
 		t.Fatal("a failing backfill succeeded")
 	}
 	m, _ := s.Models(ctx)
@@ -189,7 +207,7 @@ func TestModelSwitchServesOldVectorsUntilTheSwap(t *testing.T) {
 	if err != nil || r.Mode.Model != oldEmb.Info().ID || r.Mode.Vectors != len(docs) {
 		t.Fatalf("mid-switch search must use the complete old vectors: %v %+v", err, r.Mode)
 	}
-	res, err := Backfill(ctx, s, newEmb, nil)
+	res, err := Backfill(ctx, s, newEmb, BackfillOptions{})
 	if err != nil || !res.Swapped {
 		t.Fatalf("finish: %+v %v", res, err)
 	}

@@ -126,7 +126,9 @@ func TestStopCancelsARetryWait(t *testing.T) {
 	a := &Anthropic{BaseURL: srv.URL, APIKey: "k", ModelID: "m"}
 	var waiting atomic.Bool
 	assertStopsWithin200ms(t, func(ctx context.Context) error {
-		ctx = WithStatus(ctx, func(line string) { waiting.Store(strings.Contains(line, "Anthropic is overloaded — retrying in 20 s, 2 of 4")) })
+		ctx = WithStatus(ctx, func(line string) {
+			waiting.Store(strings.Contains(line, "Anthropic is overloaded — retrying in 20 s, 2 of 4"))
+		})
 		_, err := a.AgenticTurn(ctx, TurnRequest{Messages: []Message{Text(RoleUser, "q")}})
 		return err
 	})

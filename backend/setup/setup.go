@@ -78,7 +78,7 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 		st.Vault.Folders = Folders(cfg.Vault.Path)
 	} else {
 		st.Issues["vault"] = IssueReport{Message: "Choose the folder that holds your notes.",
-			Hint: "Jarvis reads Markdown notes from an Obsidian vault or any folder of .md files; nothing in it is changed.",
+			Hint:    "Jarvis reads Markdown notes from an Obsidian vault or any folder of .md files; nothing in it is changed.",
 			Details: "vault.path = " + cfg.Vault.Path + " does not exist"}
 	}
 	st.Chat = agent.CheckProvider(ctx, cfg, getenv)

@@ -14,7 +14,5 @@ trap 'rm -f "$log"' EXIT
 if ! wails build "${skip[@]}" -skipbindings -clean -ldflags "$ldflags" >"$log" 2>&1; then
   cat "$log"; exit 1
 fi
-# The frontend build empties dist/; put back the tracked placeholder that lets
-# plain `go build ./...` work before any frontend build.
 go build -ldflags "$ldflags" -o build/bin/jarvis-cli ./cmd/jarvis-cli
 echo "built build/bin/jarvis and build/bin/jarvis-cli ($version)"

@@ -28,6 +28,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
 var demoNotes = map[string]string{
@@ -173,7 +174,7 @@ func seed(home, llmURL string) error {
 	}
 	// The notes are stored first and embedded after, as the app's
 	// background does; the demo starts with the vectors in place.
-	_, err = e.Backfill(context.Background(), nil)
+	_, err = e.Backfill(context.Background(), kb.BackfillOptions{})
 	return err
 }
 

@@ -322,13 +322,18 @@ func embedPending(ctx context.Context, io *iostreams.IO, e *engine.Engine) error
 	}
 	start := time.Now()
 	var last time.Time
-	res, err := e.Backfill(ctx, func(done, total int) {
-		if time.Since(last) > time.Second || done == total {
-			last = time.Now()
-			rate := float64(done) / max(time.Since(start).Seconds(), 1e-3)
-			fmt.Fprintf(io.Err, "\rembedding %d/%d chunks (%.1f/s)", done, total, rate)
-		}
-	})
+	res, err := e.Backfill(ctx, kb.BackfillOptions{
+		Wait: true, // another process (the tray) may be embedding: wait for it, then do what is left
+		Waiting: func(pid string) {
+			fmt.Fprintf(io.Err, "another Jarvis process (pid %s) is embedding; waiting for it to finish…\n", pid)
+		},
+		Progress: func(done, total int) {
+			if time.Since(last) > time.Second || done == total {
+				last = time.Now()
+				rate := float64(done) / max(time.Since(start).Seconds(), 1e-3)
+				fmt.Fprintf(io.Err, "\rembedding %d/%d chunks (%.1f/s)", done, total, rate)
+			}
+		}})
 	if res.Embedded > 0 || err != nil {
 		fmt.Fprintln(io.Err)
 	}
