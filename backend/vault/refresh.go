@@ -50,9 +50,15 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	files, err := r.list()
+	files, outside, err := r.list()
 	if err != nil {
 		return res, err
+	}
+	if len(outside) > 0 {
+		// One line per refresh, however many links: they are skipped, not
+		// broken, and a sync every few minutes must not flood the log.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d link(s) point outside the vault and are not indexed: %s",
+			len(outside), strings.Join(outside, ", ")))
 	}
 	seen := map[string]bool{}
 	for i, rel := range files {
@@ -91,10 +97,15 @@ func noteFilter(rel string) *kb.Filter {
 }
 
 // list returns vault-relative paths of .md files, skipping hidden folders
-// (.obsidian, .trash) and following symlinked files.
-func (r *Refresher) list() ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(r.Root, func(p string, d fs.DirEntry, err error) error {
+// (.obsidian, .trash) and following symlinked files that stay inside the
+// vault. Links that resolve outside it are returned apart, never read: a
+// link named x.md may point at any file on the machine.
+func (r *Refresher) list() (files, outside []string, err error) {
+	realRoot, err := filepath.EvalSymlinks(r.Root)
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.NotFound, "vault.list", err)
+	}
+	err = filepath.WalkDir(r.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -108,25 +119,39 @@ func (r *Refresher) list() ([]string, error) {
 		if strings.HasPrefix(name, ".") || !strings.EqualFold(filepath.Ext(name), ".md") {
 			return nil
 		}
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			return nil // dangling or non-file symlink
-		}
 		rel, err := filepath.Rel(r.Root, p)
 		if err != nil {
 			return err
 		}
-		out = append(out, filepath.ToSlash(rel))
+		rel = filepath.ToSlash(rel)
+		if d.Type()&fs.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return nil // dangling
+			}
+			if _, inside := within(realRoot, real); !inside {
+				outside = append(outside, rel)
+				return nil
+			}
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return nil // dangling or non-file symlink
+		}
+		files = append(files, rel)
 		return nil
 	})
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "vault.list", err)
+		return nil, nil, errs.Wrap(errs.Internal, "vault.list", err)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(files)
+	return files, outside, nil
 }
 
 func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
 	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+	if _, inside := Locate(r.Root, abs); !inside {
+		return errs.New(errs.Invalid, "vault", "it links outside the vault; not indexed")
+	}
 	info, err := os.Stat(abs)
 	if err != nil {
 		return err
