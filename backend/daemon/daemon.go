@@ -117,6 +117,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
 	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Embed: e.Embedder, Opts: s.ingestOptions(model),
+		VaultRoot: s.Cfg.Vault.Path, PrivateDirs: s.Cfg.Vault.PrivateDirs,
 		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf}
 	res, err := in.Scan(ctx)
 	if err != nil {

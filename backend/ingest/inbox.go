@@ -12,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Inbox ingests the PDFs dropped into a watch folder. It is an inbox, not a
@@ -26,6 +27,11 @@ type Inbox struct {
 	Settle time.Duration
 	Sleep  func(context.Context, time.Duration) error // nil: time-based sleep
 	Log    func(format string, args ...any)
+	// VaultRoot and PrivateDirs let the inbox refuse a file that resolves
+	// into a private vault folder (a link dropped into the inbox): inbox
+	// papers are public.
+	VaultRoot   string
+	PrivateDirs []string
 }
 
 // InboxResult counts one scan.
@@ -123,6 +129,9 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 
 // one ingests a file unless the stored entry has the same bytes.
 func (in *Inbox) one(ctx context.Context, path string) (string, error) {
+	if vault.InPrivateFolder(in.VaultRoot, path, in.PrivateDirs) {
+		return "", errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder; inbox papers are public, so it is not indexed", filepath.Base(path))
+	}
 	source, err := SourceFor(path)
 	if err != nil {
 		return "", err
