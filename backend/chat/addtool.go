@@ -85,8 +85,8 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		paper.Title = firstSet(paper.Title, meta.Title)
 		paper.Authors = firstSet(paper.Authors, strings.Join(meta.Authors, "; "))
 		paper.DOI = firstSet(paper.DOI, meta.DOI)
-		if ask := duplicateQuestion(ctx, k.Store, paper.Source, paper.Title, args); ask != "" {
-			return ask, "duplicate: asking the user", nil
+		if ask, err := k.duplicateQuestion(ctx, s, paper.Source, paper.Title, args); err != nil || ask != "" {
+			return ask, "duplicate: asking the user", err
 		}
 		dir, err := os.MkdirTemp("", "jarvis-add-")
 		if err != nil {
@@ -101,10 +101,20 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper nor an absolute path to a PDF", src),
 				"give an arXiv URL or id, or the full path of a local .pdf file")
 		}
-		// Papers are always public: a PDF kept in a private vault folder must
-		// not become one because a model (or a document it read) asked.
+		noPDF := errs.WithHint(errs.New(errs.NotFound, op, "no PDF at %s", src), "give the full path of an existing .pdf file, or an arXiv URL or id")
+		// Papers are always public: a PDF kept in a private vault folder (or
+		// reached through a link into one) must not become one because a
+		// model, or a document it read, asked. A cloud model gets the answer
+		// a missing file gets.
 		if vault.InPrivateFolder(k.VaultRoot, src, k.PrivateDirs) {
+			if cloudSession(s) {
+				LedgerFrom(ctx).AddWithheld(1)
+				return "", "", noPDF
+			}
 			return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
+		}
+		if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
+			return "", "", noPDF
 		}
 		paper.Path = src
 	}
@@ -114,16 +124,20 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		return "", "", err
 	}
 	if paper.Source == "" { // a local PDF: check now that the title is known
-		if ask := duplicateQuestion(ctx, k.Store, res.Source, res.Title, args); ask != "" {
-			return ask, "duplicate: asking the user", nil
+		if ask, err := k.duplicateQuestion(ctx, s, res.Source, res.Title, args); err != nil || ask != "" {
+			return ask, "duplicate: asking the user", err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return "", "", errs.Wrap(errs.Cancelled, op, err)
 	}
 	var replace *kb.Filter
-	if dups, _ := k.Store.FindDuplicates(ctx, res.Source, ""); len(dups) > 0 {
-		replace = &kb.Filter{Source: res.Source}
+	dups, err := k.duplicates(ctx, s, res.Source, "")
+	if err != nil {
+		return "", "", err
+	}
+	if len(dups) > 0 {
+		replace = &kb.Filter{Source: res.Source, Visibility: scope(kb.Filter{}, cloudSession(s)).Visibility}
 	}
 	if err := k.Store.Ingest(ctx, k.Searcher.Embed, res.Chunks, replace); err != nil {
 		return "", "", err
@@ -137,15 +151,36 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	return msg, "added " + res.Title, nil
 }
 
+// duplicates are the stored documents with the same source or title that
+// the session may see: a cloud model is never told that a private note
+// shares a paper's title.
+func (k *KB) duplicates(ctx context.Context, s *Session, source, title string) ([]kb.Duplicate, error) {
+	all, err := k.Store.FindDuplicates(ctx, source, title)
+	if err != nil {
+		return nil, err
+	}
+	var out []kb.Duplicate
+	for _, d := range all {
+		if d.Doc.Visibility == kb.Private {
+			if cloudSession(s) {
+				continue
+			}
+			saw(ctx, kb.Private)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 // duplicateQuestion returns the ask-the-user message for a duplicate, or ""
 // when there is none or the user already agreed.
-func duplicateQuestion(ctx context.Context, store *kb.Store, source, title string, args map[string]any) string {
+func (k *KB) duplicateQuestion(ctx context.Context, s *Session, source, title string, args map[string]any) (string, error) {
 	if boolArg(args, "allow_duplicate") {
-		return ""
+		return "", nil
 	}
-	dups, err := store.FindDuplicates(ctx, source, title)
+	dups, err := k.duplicates(ctx, s, source, title)
 	if err != nil || len(dups) == 0 {
-		return ""
+		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("This paper looks like one already in the knowledge base:\n")
@@ -153,7 +188,7 @@ func duplicateQuestion(ctx context.Context, store *kb.Store, source, title strin
 		fmt.Fprintf(&b, "- same %s: %s\n", d.Reason, d.Doc.String())
 	}
 	b.WriteString("Ask the user whether to add it again. Only if they agree, call add_document again with allow_duplicate=true (a same-source entry is then replaced).")
-	return b.String()
+	return b.String(), nil
 }
 
 func firstSet(a, b string) string {

@@ -50,8 +50,14 @@ type DisplayItem struct {
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations,omitempty"`
 	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
-	At        time.Time  `json:"at"`
+	// Notice is the user-only line appended to Text (private matches kept
+	// from a cloud model); it is never indexed or shown to a model.
+	Notice string    `json:"notice,omitempty"`
+	At     time.Time `json:"at"`
 }
+
+// noticeSep separates a reply from its notice inside Text.
+const noticeSep = "\n\n"
 
 // Citation points at retrieved evidence.
 type Citation struct {
@@ -125,6 +131,10 @@ type Sessions struct {
 	Dir  string
 	Keep int
 	Now  func() time.Time
+	// Redact scrubs secrets from every byte written (nil: none): whatever
+	// a turn carried — an error echoing a key, a pasted token — the file on
+	// disk never holds it.
+	Redact func(string) string
 	// OnDelete removes a deleted session's indexed chat chunks.
 	OnDelete func(id string) error
 }
@@ -172,6 +182,11 @@ func (st *Sessions) Save(s *Session) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return errs.Wrap(errs.Internal, "chat.Save", err)
+	}
+	if st.Redact != nil {
+		// Secrets are plain ASCII tokens, so they appear in the JSON as they
+		// are and their replacement keeps it valid.
+		b = []byte(st.Redact(string(b)))
 	}
 	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
 		return errs.Wrap(errs.Internal, "chat.Save", err)
