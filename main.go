@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/app"
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
@@ -36,6 +37,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jarvis: cannot open log:", err)
 	} else {
 		defer logs.Close()
+		if cfg != nil {
+			logs.SetRedactor(llm.Redactor(llm.Secrets(cfg, os.Getenv)).Redact)
+		}
 		if loadErr != nil {
 			log.Error("config load failed", "err", loadErr)
 		}

@@ -34,7 +34,7 @@ func Open(dir string, echo ...io.Writer) (*slog.Logger, error) {
 		return nil, err
 	}
 	writers := append([]io.Writer{f}, echo...)
-	l := slog.New(slog.NewTextHandler(io.MultiWriter(writers...), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	l := slog.New(redacting{slog.NewTextHandler(io.MultiWriter(writers...), &slog.HandlerOptions{Level: slog.LevelDebug})})
 	mu.Lock()
 	defer mu.Unlock()
 	if file != nil {

@@ -2,6 +2,8 @@ package logs
 
 import (
 	"bytes"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,4 +42,25 @@ func TestOpenWritesFileAndEcho(t *testing.T) {
 func TestLBeforeOpenDiscards(t *testing.T) {
 	Close()
 	L().Error("nobody listens") // must not panic
+}
+
+func TestRecordsAreRedacted(t *testing.T) {
+	const key = "sk-ant-0123456789abcdef"
+	dir := filepath.Join(t.TempDir(), "logs")
+	var echo bytes.Buffer
+	SetRedactor(strings.NewReplacer(key, "[REDACTED]").Replace)
+	defer SetRedactor(nil)
+	l, err := Open(dir, &echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Close()
+	l.With("auth", "x-api-key "+key).Error("request failed: 403 Forbidden key "+key,
+		"err", errors.New("upstream said "+key), "body", []byte(key), slog.Group("req", "header", key), "status", 403)
+	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	for _, out := range []string{string(data), echo.String()} {
+		if strings.Contains(out, key) || strings.Count(out, "[REDACTED]") != 5 || !strings.Contains(out, "status=403") {
+			t.Fatalf("log line:\n%s", out)
+		}
+	}
 }
