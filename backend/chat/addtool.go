@@ -59,6 +59,13 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		mode = ingest.Summary
 	}
 	paper := ingest.Paper{Mode: mode, Title: str(args, "title"), Authors: str(args, "authors"), DOI: str(args, "doi")}
+	if paper.Title+paper.Authors+paper.DOI != "" {
+		// A paper is public: words chosen by a conversation that has read
+		// private notes must not become its title, authors or DOI.
+		if err := noWriteDown(ctx, s, op, kb.Public); err != nil {
+			return "", "", err
+		}
+	}
 	if boolArg(args, "with_figures") {
 		yes := true
 		paper.Figures = &yes

@@ -266,14 +266,24 @@ func (k *KB) updatePath(ctx context.Context, s *Session, args map[string]any) (s
 	}
 	saw(ctx, docs[0].Visibility)
 	noFile := errs.WithHint(errs.New(errs.NotFound, op, "no file at %s", newPath), "check the path; nothing was changed")
-	// Whether a file exists in a private vault folder is private too.
-	if cloud && vault.InPrivateFolder(k.VaultRoot, newPath, k.PrivateDirs) {
-		return "", "", noFile
+	fields := map[string]any{"file_path": newPath, "source": "file://" + filepath.ToSlash(newPath)}
+	// Whether a file exists in a private vault folder is private, and a
+	// document that now lives there is private too: its public entry must
+	// not name a private file.
+	if vault.InPrivateFolder(k.VaultRoot, newPath, k.PrivateDirs) {
+		if cloud {
+			return "", "", noFile
+		}
+		saw(ctx, kb.Private)
+		if docs[0].DocType == kb.DocPaper || docs[0].DocType == kb.DocDigest {
+			return "", "", errs.New(errs.Invalid, op, "%s is in a private vault folder, and papers are always public", filepath.Base(newPath))
+		}
+		fields["visibility"] = kb.Private
 	}
 	if st, err := os.Stat(newPath); err != nil || !st.Mode().IsRegular() {
 		return "", "", noFile
 	}
-	n, err := k.Store.UpdateFields(ctx, scope(kb.Filter{Source: source}, cloud), map[string]any{"file_path": newPath, "source": "file://" + filepath.ToSlash(newPath)})
+	n, err := k.Store.UpdateFields(ctx, scope(kb.Filter{Source: source}, cloud), fields)
 	if err != nil {
 		return "", "", err
 	}
@@ -511,6 +521,9 @@ func (k *KB) updateMeta(ctx context.Context, s *Session, args map[string]any) (s
 		return "", "", k.notFound(ctx, cloud, paper, errs.WithHint(errs.New(errs.NotFound, op, "no paper with source %q", source), "use list_documents kind=papers to find the exact source"))
 	}
 	saw(ctx, docs[0].Visibility)
+	if err := noWriteDown(ctx, s, op, docs[0].Visibility); err != nil {
+		return "", "", err
+	}
 	n, err := k.Store.SetPaperMeta(ctx, source, title, authors, doi)
 	if err != nil {
 		return "", "", err

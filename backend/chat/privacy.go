@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
+
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -20,6 +22,11 @@ import (
 // A local session sees everything, and the first private byte a tool hands
 // it marks the turn private, which makes the session private for good: it
 // can never move to a cloud model, and its history is indexed as private.
+
+// No write-down: a session that has read private material writes only
+// private things. Its drafts are private (drafts.Caller.Private); what it
+// may not do is put its words into public entries — a paper's title,
+// authors or DOI — where any cloud session would read them.
 
 // CloudCaveat ends every search result a cloud session gets. It is always
 // there, whether or not anything was withheld, so it tells the model how to
@@ -42,6 +49,21 @@ func saw(ctx context.Context, visibility string) {
 	if visibility == kb.Private {
 		LedgerFrom(ctx).MarkPrivate()
 	}
+}
+
+// privateCaller reports whether the session, or this turn so far, has
+// received private material.
+func privateCaller(ctx context.Context, s *Session) bool {
+	return s.Private || LedgerFrom(ctx).Private()
+}
+
+// noWriteDown refuses a private caller's change to a public entry.
+func noWriteDown(ctx context.Context, s *Session, op, visibility string) error {
+	if visibility == kb.Public && privateCaller(ctx, s) {
+		return errs.WithHint(errs.New(errs.Privacy, op, "this conversation holds private material, so it cannot change what public documents say"),
+			"make the change in the Library, or from a conversation that has not read private notes")
+	}
+	return nil
 }
 
 // notFound returns a tool's not-found error. When a cloud session asked

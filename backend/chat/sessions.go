@@ -257,20 +257,22 @@ func (st *Sessions) List() ([]Summary, []error) {
 	return out, problems
 }
 
-// prune keeps the Keep most recently updated unpinned sessions.
+// prune keeps the Keep most recently updated unpinned sessions of each
+// visibility. Counting them apart keeps the public history — which a cloud
+// model can search — the same whatever number of private sessions exist.
 func (st *Sessions) prune() error {
 	keep := st.Keep
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
 	list, _ := st.List() // unreadable files are never pruned: they are not in the list
-	n := 0
+	n := map[bool]int{}
 	for _, s := range list {
 		if s.Pinned {
 			continue
 		}
-		n++
-		if n > keep {
+		n[s.Private]++
+		if n[s.Private] > keep {
 			if err := st.Delete(s.ID); err != nil {
 				return err
 			}
