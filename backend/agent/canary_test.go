@@ -509,8 +509,10 @@ func TestCanaryFreshCloudSession(t *testing.T) {
 // the end, chat history (where the local model repeated its results) is
 // searched from a cloud session.
 func TestCanaryLocalSessionThenSwitch(t *testing.T) {
-	emb, rr := models(t)
-	with, without := newWorld(t, true, emb, rr), newWorld(t, false, emb, rr)
+	emb, _ := models(t)
+	// No reranker here: it only reorders what the filter let through (the
+	// fresh-cloud test runs with it), and it is the slow part.
+	with, without := newWorld(t, true, emb, ""), newWorld(t, false, emb, "")
 	for _, p := range probes() {
 		var got [2]string
 		var switched, kept [2]bool
@@ -575,8 +577,8 @@ func TestCanaryLocalSessionThenSwitch(t *testing.T) {
 // A private session may use every tool locally, never leaves for a cloud
 // model, and cannot be resumed under one: not one byte is sent.
 func TestCanaryPrivateSession(t *testing.T) {
-	emb, rr := models(t)
-	w := newWorld(t, true, emb, rr)
+	emb, _ := models(t)
+	w := newWorld(t, true, emb, "")
 	for _, p := range probes() {
 		c := w.expand(p)
 		w.local.expect(&c)

@@ -53,9 +53,9 @@ func (h *HistoryIndexer) Index(ctx context.Context, s *Session) error {
 	}
 	var chunks []kb.Chunk
 	for i, ex := range all[s.IndexedExchanges:] {
-		// The notice about withheld private matches was for the user; it is
+		// The line about withheld private matches was for the user; it is
 		// not part of what was said and is never indexed.
-		reply := strings.TrimSuffix(ex[1].Text, noticeSep+ex[1].Notice)
+		reply := strings.TrimSuffix(ex[1].Text, withheldSep+ex[1].Withheld)
 		text := "User: " + ex[0].Text + "\nAssistant: " + reply
 		if h.Redact != nil {
 			text = h.Redact(text)

@@ -129,7 +129,7 @@ func TestNoticeStaysLocalAndSecretsStayOut(t *testing.T) {
 	}
 	<-done
 	last := s.Display[len(s.Display)-1]
-	if !strings.HasSuffix(last.Text, last.Notice) || !strings.Contains(last.Notice, "withheld from this cloud model") || strings.Contains(last.Text, "carried the key") {
+	if !strings.HasSuffix(last.Text, last.Withheld) || !strings.Contains(last.Withheld, "withheld from this cloud model") || strings.Contains(last.Text, "carried the key") {
 		t.Fatalf("reply %+v", last)
 	}
 	chunks, _ := f.eng.Store.Document(context.Background(), kb.Filter{Source: ChatSource(s.ID)})

@@ -219,16 +219,16 @@ func (r *Runner) finish(t *turn, s *Session, message string, res llm.TurnResult,
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}
-		notice := ""
+		withheld := ""
 		if n := t.ledger.Withheld; n > 0 {
-			notice = WithheldNote(n)
-			reply += noticeSep + notice
+			withheld = WithheldNote(n)
+			reply += withheldSep + withheld
 		}
 		t.sendMu.Lock()
 		tools := append([]string(nil), t.tools...)
 		t.sendMu.Unlock()
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
-			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Notice: notice, At: now})
+			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now})
 		if r.History != nil {
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {

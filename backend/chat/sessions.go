@@ -50,14 +50,14 @@ type DisplayItem struct {
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations,omitempty"`
 	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
-	// Notice is the user-only line appended to Text (private matches kept
-	// from a cloud model); it is never indexed or shown to a model.
-	Notice string    `json:"notice,omitempty"`
-	At     time.Time `json:"at"`
+	// Withheld is the user-only line appended to Text when private matches
+	// were kept from a cloud model; it is never indexed or shown to a model.
+	Withheld string    `json:"withheld,omitempty"`
+	At       time.Time `json:"at"`
 }
 
-// noticeSep separates a reply from its notice inside Text.
-const noticeSep = "\n\n"
+// withheldSep separates a reply from its Withheld line inside Text.
+const withheldSep = "\n\n"
 
 // Citation points at retrieved evidence.
 type Citation struct {
