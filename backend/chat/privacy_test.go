@@ -101,7 +101,7 @@ func TestAddDocumentClassifiesTheResolvedPath(t *testing.T) {
 // The withheld notice is for the user: it is shown with the reply but never
 // indexed into chat history, where a later cloud session could find it.
 // Secrets in tool results never reach the transcript or the session file.
-func TestNoticeStaysLocalAndSecretsStayOut(t *testing.T) {
+func TestWithheldLineStaysLocalAndSecretsStayOut(t *testing.T) {
 	f := newKB(t)
 	const secret = "sk-secret-123456"
 	h := &HistoryIndexer{Store: f.eng.Store, Embed: f.eng.Embedder, Redact: llm.Redactor{secret}.Redact}
