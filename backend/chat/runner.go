@@ -173,7 +173,14 @@ func (r *Runner) Start(ctx context.Context, s *Session, message string, emit fun
 			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
 				// A tool's result goes to the model and into the transcript:
 				// no secret (an error echoing a key, say) may ride along.
-				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) { t.send(e.Kind, r.redact(e.Text), e.Data) })
+				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
+					if d, ok := e.Data.(map[string]any); ok {
+						if msg, ok := d["error"].(string); ok {
+							d["error"] = r.redact(msg)
+						}
+					}
+					t.send(e.Kind, r.redact(e.Text), e.Data)
+				})
 				out.Content = r.redact(out.Content)
 				return out, err
 			},
