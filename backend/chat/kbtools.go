@@ -197,7 +197,7 @@ func (k *KB) indexVault(ctx context.Context, _ *Session, _ map[string]any) (stri
 		msg += fmt.Sprintf(" %d warnings (first: %s).", len(public), public[0])
 	}
 	msg += " Private notes are synced too; what changed among them is shown to the user only."
-	summary := fmt.Sprintf("vault synced: %d added, %d updated, %d deleted, %d warnings", res.Added, res.Updated, res.Deleted, len(res.Warnings))
+	summary := fmt.Sprintf("Vault synced: %d added, %d updated, %d deleted (%d warnings).", res.Added, res.Updated, res.Deleted, len(res.Warnings))
 	return msg, summary, nil
 }
 
