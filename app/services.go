@@ -4,6 +4,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
@@ -20,7 +21,7 @@ type Services struct {
 
 // NewServices assembles the window's services over one agent.
 func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(string) string) *Services {
-	tracker := &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }}
+	tracker := &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact}
 	return &Services{
 		Shell:    &Shell{cfg: cfg, notes: engineNote(ag)},
 		Chat:     &Chat{ag: ag, emit: emit, getenv: getenv, open: map[string]*chat.Session{}},

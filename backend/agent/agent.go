@@ -50,31 +50,40 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{Cfg: cfg, Sessions: &chat.Sessions{Dir: cfg.SessionsDir()}, Confirm: &chat.Confirmations{}, Drafts: ws,
+	// Every place a turn's text becomes durable — the session file, the
+	// indexed history — passes through the same redaction as replies.
+	redact := llm.Redactor(llm.Secrets(cfg, o.Getenv)).Redact
+	a := &Agent{Cfg: cfg, Sessions: &chat.Sessions{Dir: cfg.SessionsDir(), Redact: redact}, Confirm: &chat.Confirmations{}, Drafts: ws,
 		Prompts: prompts.Store{Dir: cfg.PromptsDir()}}
 	review := o.Review
 	if review == nil {
 		review = func(context.Context, *drafts.Proposal) error { return nil }
 	}
-	tools := chat.DraftTools(&drafts.Agent{W: ws, Review: review})
+	sandbox := &drafts.Agent{W: ws, Review: review}
+	tools := chat.DraftTools(sandbox)
 	provider := ProviderFactory(cfg, o.Getenv)
 	a.Provider = provider
 	var history *chat.HistoryIndexer
 	var offline func(context.Context, *chat.Session, string, *chat.Ledger, string) (string, error)
 	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
 		eng := a.Engine
-		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder()}
+		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder(), Redact: redact}
 		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
 		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
 			NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
 		maps.Copy(tools, chat.KBTools(k))
 		offline = k.OfflineAnswer // no model reachable: the best passages, cited
+		sandbox.ReadSource = k.ReadSource
 		arxiv := o.Arxiv
 		if arxiv == nil {
 			arxiv = digest.NewArxivAt(cfg.Digest.ArxivURL)
 		}
 		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Options: ingest.OptionsFrom(cfg.RAG),
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
+	} else {
+		// Without the knowledge base there is nothing to copy from, and a
+		// tool the model can call must work.
+		delete(tools, "create_draft_from")
 	}
 	a.Runner = &chat.Runner{
 		Sessions: a.Sessions,
@@ -90,7 +99,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 			}
 			return text, nil
 		},
-		Redact:       llm.Redactor(llm.Secrets(cfg, o.Getenv)).Redact,
+		Redact:       redact,
 		MaxIter:      cfg.Chat.MaxIterations,
 		CompactAfter: cfg.Chat.CompactAfterTokens,
 		CompactKeep:  cfg.Chat.CompactKeepExchanges,

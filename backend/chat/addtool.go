@@ -59,6 +59,13 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		mode = ingest.Summary
 	}
 	paper := ingest.Paper{Mode: mode, Title: str(args, "title"), Authors: str(args, "authors"), DOI: str(args, "doi")}
+	if paper.Title+paper.Authors+paper.DOI != "" {
+		// A paper is public: words chosen by a conversation that has read
+		// private notes must not become its title, authors or DOI.
+		if err := noWriteDown(ctx, s, op, kb.Public); err != nil {
+			return "", "", err
+		}
+	}
 	if boolArg(args, "with_figures") {
 		yes := true
 		paper.Figures = &yes
@@ -85,8 +92,8 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		paper.Title = firstSet(paper.Title, meta.Title)
 		paper.Authors = firstSet(paper.Authors, strings.Join(meta.Authors, "; "))
 		paper.DOI = firstSet(paper.DOI, meta.DOI)
-		if ask := duplicateQuestion(ctx, k.Store, paper.Source, paper.Title, args); ask != "" {
-			return ask, "duplicate: asking the user", nil
+		if ask, err := k.duplicateQuestion(ctx, s, paper.Source, paper.Title, args); err != nil || ask != "" {
+			return ask, "duplicate: asking the user", err
 		}
 		dir, err := os.MkdirTemp("", "jarvis-add-")
 		if err != nil {
@@ -101,10 +108,20 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper nor an absolute path to a PDF", src),
 				"give an arXiv URL or id, or the full path of a local .pdf file")
 		}
-		// Papers are always public: a PDF kept in a private vault folder must
-		// not become one because a model (or a document it read) asked.
+		noPDF := errs.WithHint(errs.New(errs.NotFound, op, "no PDF at %s", src), "give the full path of an existing .pdf file, or an arXiv URL or id")
+		// Papers are always public: a PDF kept in a private vault folder (or
+		// reached through a link into one) must not become one because a
+		// model, or a document it read, asked. A cloud model gets the answer
+		// a missing file gets.
 		if vault.InPrivateFolder(k.VaultRoot, src, k.PrivateDirs) {
+			if cloudSession(s) {
+				LedgerFrom(ctx).AddWithheld(1)
+				return "", "", noPDF
+			}
 			return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
+		}
+		if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
+			return "", "", noPDF
 		}
 		paper.Path = src
 	}
@@ -114,8 +131,8 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		return "", "", err
 	}
 	if paper.Source == "" { // a local PDF: check now that the title is known
-		if ask := duplicateQuestion(ctx, k.Store, res.Source, res.Title, args); ask != "" {
-			return ask, "duplicate: asking the user", nil
+		if ask, err := k.duplicateQuestion(ctx, s, res.Source, res.Title, args); err != nil || ask != "" {
+			return ask, "duplicate: asking the user", err
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -123,13 +140,13 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	}
 	// Re-adding a known source replaces it; not knowing whether it is known
 	// would risk a duplicate, so a failed lookup fails the add.
-	dups, err := k.Store.FindDuplicates(ctx, res.Source, "")
+	var replace *kb.Filter
+	dups, err := k.duplicates(ctx, s, res.Source, "")
 	if err != nil {
 		return "", "", err
 	}
-	var replace *kb.Filter
 	if len(dups) > 0 {
-		replace = &kb.Filter{Source: res.Source}
+		replace = &kb.Filter{Source: res.Source, Visibility: scope(kb.Filter{}, cloudSession(s)).Visibility}
 	}
 	if err := k.Store.Ingest(ctx, k.Searcher.Embedder(), res.Chunks, replace); err != nil {
 		return "", "", err
@@ -143,15 +160,36 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	return msg, "added " + res.Title, nil
 }
 
+// duplicates are the stored documents with the same source or title that
+// the session may see: a cloud model is never told that a private note
+// shares a paper's title.
+func (k *KB) duplicates(ctx context.Context, s *Session, source, title string) ([]kb.Duplicate, error) {
+	all, err := k.Store.FindDuplicates(ctx, source, title)
+	if err != nil {
+		return nil, err
+	}
+	var out []kb.Duplicate
+	for _, d := range all {
+		if d.Doc.Visibility == kb.Private {
+			if cloudSession(s) {
+				continue
+			}
+			saw(ctx, kb.Private)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 // duplicateQuestion returns the ask-the-user message for a duplicate, or ""
 // when there is none or the user already agreed.
-func duplicateQuestion(ctx context.Context, store *kb.Store, source, title string, args map[string]any) string {
+func (k *KB) duplicateQuestion(ctx context.Context, s *Session, source, title string, args map[string]any) (string, error) {
 	if boolArg(args, "allow_duplicate") {
-		return ""
+		return "", nil
 	}
-	dups, err := store.FindDuplicates(ctx, source, title)
+	dups, err := k.duplicates(ctx, s, source, title)
 	if err != nil || len(dups) == 0 {
-		return ""
+		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("This paper looks like one already in the knowledge base:\n")
@@ -159,7 +197,7 @@ func duplicateQuestion(ctx context.Context, store *kb.Store, source, title strin
 		fmt.Fprintf(&b, "- same %s: %s\n", d.Reason, d.Doc.String())
 	}
 	b.WriteString("Ask the user whether to add it again. Only if they agree, call add_document again with allow_duplicate=true (a same-source entry is then replaced).")
-	return b.String()
+	return b.String(), nil
 }
 
 func firstSet(a, b string) string {

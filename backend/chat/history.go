@@ -19,6 +19,8 @@ func ChatSource(id string) string { return "chat:" + id }
 type HistoryIndexer struct {
 	Store *kb.Store
 	Embed kb.Embedder
+	// Redact scrubs secrets from the text before it is stored (nil: none).
+	Redact func(string) string
 }
 
 // exchanges pairs user messages with the assistant reply that followed.
@@ -51,7 +53,13 @@ func (h *HistoryIndexer) Index(ctx context.Context, s *Session) error {
 	}
 	var chunks []kb.Chunk
 	for i, ex := range all[s.IndexedExchanges:] {
-		text := "User: " + ex[0].Text + "\nAssistant: " + ex[1].Text
+		// The line about withheld private matches was for the user; it is
+		// not part of what was said and is never indexed.
+		reply := strings.TrimSuffix(ex[1].Text, withheldSep+ex[1].Withheld)
+		text := "User: " + ex[0].Text + "\nAssistant: " + reply
+		if h.Redact != nil {
+			text = h.Redact(text)
+		}
 		chunks = append(chunks, kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{
 			DocType: kb.DocChat, Visibility: vis, Source: source, Title: s.Title,
 			ChunkIndex: s.IndexedExchanges + i, ModifiedAt: ex[1].At.UTC().Format("2006-01-02T15:04:05Z")}})
@@ -70,7 +78,8 @@ func (h *HistoryIndexer) Forget(ctx context.Context, id string) error {
 }
 
 // HistoryTool is search_chat_history: past conversations, never the running
-// one; a cloud model sees public sessions only.
+// one; a cloud model sees public sessions only, ranked as if the private
+// ones did not exist.
 func HistoryTool(k *KB) Tool {
 	return Tool{
 		Def: llm.Tool{Name: "search_chat_history", Description: "Search earlier conversations with the user (not this one).",
@@ -80,25 +89,23 @@ func HistoryTool(k *KB) Tool {
 			if q == "" {
 				return "", "", errs.New(errs.Invalid, "search_chat_history", "query is empty")
 			}
-			n := intArg(args, "n", k.NResults)
-			res, err := k.Searcher.SearchWithPrivacyCheck(ctx, q, n+5, kb.Filter{DocTypes: []string{kb.DocChat}}, cloudSession(s))
+			n := max(intArg(args, "n", k.NResults), 1)
+			found, _, err := k.search(ctx, q, n+5, kb.Filter{DocTypes: []string{kb.DocChat}}, cloudSession(s))
 			if err != nil {
 				return "", "", err
 			}
 			own := ChatSource(s.ID)
 			var chunks []kb.Chunk
-			for _, h := range res.Hits {
-				if h.Chunk.Meta.Source != own && len(chunks) < max(n, 1) {
-					chunks = append(chunks, h.Chunk)
+			for _, c := range found {
+				if c.Meta.Source != own && len(chunks) < n {
+					chunks = append(chunks, c)
 				}
 			}
-			l := LedgerFrom(ctx)
-			l.AddWithheld(res.Withheld)
 			if len(chunks) == 0 {
-				return "No earlier conversation matches: " + q, "chat history: no matches", nil
+				return withCaveat("No earlier conversation matches: "+q, s), "chat history: no matches", nil
 			}
-			text := renderChunks(l, fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
-			return text, fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil
+			text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
+			return withCaveat(text, s), fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil
 		},
 	}
 }

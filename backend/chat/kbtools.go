@@ -112,8 +112,6 @@ func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 	return b.String()
 }
 
-func cloudSession(s *Session) bool { return llm.IsCloud(s.ModelSpec()) }
-
 // KBTools exposes the knowledge base to the agent.
 func KBTools(k *KB) map[string]Tool {
 	tools := map[string]Tool{
@@ -152,19 +150,70 @@ func KBTools(k *KB) map[string]Tool {
 	tools["search_chat_history"] = HistoryTool(k)
 	if k.Refresh != nil {
 		tools["index_vault"] = Tool{Def: llm.Tool{Name: "index_vault", Description: "Sync the Obsidian vault into the knowledge base now.", Parameters: schema(nil, map[string]string{})},
-			Run: func(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {
-				res, err := k.Refresh(ctx)
-				if err != nil {
-					return "", "", err
-				}
-				msg := fmt.Sprintf("Vault synced: %d added, %d updated, %d deleted.", res.Added, res.Updated, res.Deleted)
-				if len(res.Warnings) > 0 {
-					msg += fmt.Sprintf(" %d warnings (first: %s).", len(res.Warnings), res.Warnings[0])
-				}
-				return msg, msg, nil
-			}}
+			Run: k.indexVault}
 	}
 	return tools
+}
+
+// indexVault syncs the vault. The model is told what changed among public
+// notes only, for any session: private notes' counts and warnings (which
+// name their files and frontmatter keys) go to the user's tool line.
+func (k *KB) indexVault(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {
+	before, err := k.publicNotes(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	res, err := k.Refresh(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	after, err := k.publicNotes(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	var added, updated, deleted int
+	for path, hash := range after {
+		if old, ok := before[path]; !ok {
+			added++
+		} else if old != hash {
+			updated++
+		}
+	}
+	for path := range before {
+		if _, ok := after[path]; !ok {
+			deleted++
+		}
+	}
+	var public []string
+	for _, w := range res.Warnings {
+		// A warning names its note first ("<path>: ..."); any other shape
+		// (a list of links, say) may name private files and stays local.
+		if rel, _, ok := strings.Cut(w, ": "); ok && rel != "" && vault.Visibility(k.VaultRoot, filepath.Join(k.VaultRoot, filepath.FromSlash(rel)), k.PrivateDirs) == kb.Public {
+			public = append(public, w)
+		}
+	}
+	msg := fmt.Sprintf("Vault synced. Public notes: %d added, %d updated, %d deleted.", added, updated, deleted)
+	if len(public) > 0 {
+		msg += fmt.Sprintf(" %d warnings (first: %s).", len(public), public[0])
+	}
+	msg += " Private notes are synced too; what changed among them is shown to the user only."
+	summary := fmt.Sprintf("Vault synced: %d added, %d updated, %d deleted (%d warnings).", res.Added, res.Updated, res.Deleted, len(res.Warnings))
+	return msg, summary, nil
+}
+
+// publicNotes maps each public vault note to its content hash.
+func (k *KB) publicNotes(ctx context.Context) (map[string]string, error) {
+	states, err := k.Store.NoteStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for path, st := range states {
+		if st.Visibility == kb.Public {
+			out[path] = st.ContentHash
+		}
+	}
+	return out, nil
 }
 
 func (k *KB) filter(args map[string]any) (kb.Filter, error) {
@@ -198,7 +247,7 @@ func (k *KB) filter(args map[string]any) (kb.Filter, error) {
 	return f, nil
 }
 
-func (k *KB) updatePath(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
+func (k *KB) updatePath(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 	const op = "update_file_path"
 	source, newPath := strings.TrimSpace(str(args, "source")), strings.TrimSpace(str(args, "new_path"))
 	if !strings.HasPrefix(source, "file://") {
@@ -207,15 +256,36 @@ func (k *KB) updatePath(ctx context.Context, _ *Session, args map[string]any) (s
 	if !filepath.IsAbs(newPath) {
 		return "", "", errs.New(errs.Invalid, op, "new_path must be absolute")
 	}
-	if st, err := os.Stat(newPath); err != nil || !st.Mode().IsRegular() {
-		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no file at %s", newPath), "check the path; nothing was changed")
-	}
-	n, err := k.Store.UpdateFields(ctx, kb.Filter{Source: source}, map[string]any{"file_path": newPath, "source": "file://" + filepath.ToSlash(newPath)})
+	cloud := cloudSession(s)
+	docs, err := k.Store.List(ctx, scope(kb.Filter{Source: source}, cloud), 1)
 	if err != nil {
 		return "", "", err
 	}
-	if n == 0 {
-		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no document with source %q", source), "use list_documents to find the exact source")
+	if len(docs) == 0 {
+		return "", "", k.notFound(ctx, cloud, kb.Filter{Source: source}, errs.WithHint(errs.New(errs.NotFound, op, "no document with source %q", source), "use list_documents to find the exact source"))
+	}
+	saw(ctx, docs[0].Visibility)
+	noFile := errs.WithHint(errs.New(errs.NotFound, op, "no file at %s", newPath), "check the path; nothing was changed")
+	fields := map[string]any{"file_path": newPath, "source": "file://" + filepath.ToSlash(newPath)}
+	// Whether a file exists in a private vault folder is private, and a
+	// document that now lives there is private too: its public entry must
+	// not name a private file.
+	if vault.InPrivateFolder(k.VaultRoot, newPath, k.PrivateDirs) {
+		if cloud {
+			return "", "", noFile
+		}
+		saw(ctx, kb.Private)
+		if docs[0].DocType == kb.DocPaper || docs[0].DocType == kb.DocDigest {
+			return "", "", errs.New(errs.Invalid, op, "%s is in a private vault folder, and papers are always public", filepath.Base(newPath))
+		}
+		fields["visibility"] = kb.Private
+	}
+	if st, err := os.Stat(newPath); err != nil || !st.Mode().IsRegular() {
+		return "", "", noFile
+	}
+	n, err := k.Store.UpdateFields(ctx, scope(kb.Filter{Source: source}, cloud), fields)
+	if err != nil {
+		return "", "", err
 	}
 	return fmt.Sprintf("Updated %d chunks: %s now points at %s.", n, source, newPath), "moved " + filepath.Base(newPath), nil
 }
@@ -233,25 +303,52 @@ func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (str
 	if n <= 0 || n > 50 {
 		n = max(k.NResults, 1)
 	}
-	res, err := k.Searcher.SearchWithPrivacyCheck(ctx, q, n, f, cloudSession(s))
+	chunks, mode, err := k.search(ctx, q, n, f, cloudSession(s))
 	if err != nil {
-		return "", "", err // a privacy error stops the turn
+		return "", "", err
 	}
-	l := LedgerFrom(ctx)
-	l.AddWithheld(res.Withheld)
-	mode := searchModeNote(res.Mode)
-	if len(res.Hits) == 0 {
-		return "No matches in the knowledge base for: " + q + "\n" + mode, "search: no matches", nil
+	note := searchModeNote(mode)
+	if len(chunks) == 0 {
+		return withCaveat("No matches in the knowledge base for: "+q+"\n"+note, s), "search: no matches", nil
+	}
+	text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d results for %q (%s):", len(chunks), q, note), chunks)
+	return withCaveat(text, s), fmt.Sprintf("searched %q: %d results", q, len(chunks)), nil
+}
+
+// search ranks the chunks inside f a session may see. For a cloud session
+// the pool holds public chunks only, so the ranking is the one a store
+// without private notes would give; the private matches a full search
+// would have returned are counted for the user.
+func (k *KB) search(ctx context.Context, q string, n int, f kb.Filter, cloud bool) ([]kb.Chunk, kb.Mode, error) {
+	res, err := k.Searcher.Search(ctx, q, n, scope(f, cloud))
+	if err != nil {
+		return nil, kb.Mode{}, err
+	}
+	if cloud {
+		all, err := k.Searcher.Search(ctx, q, n, f)
+		if err != nil {
+			return nil, kb.Mode{}, err
+		}
+		withheld := 0
+		for _, h := range all.Hits {
+			if h.Chunk.Meta.Visibility == kb.Private {
+				withheld++
+			}
+		}
+		LedgerFrom(ctx).AddWithheld(withheld)
 	}
 	chunks := make([]kb.Chunk, len(res.Hits))
 	for i, h := range res.Hits {
 		chunks[i] = h.Chunk
 	}
-	text := renderChunks(l, fmt.Sprintf("%d results for %q (%s):", len(chunks), q, mode), chunks)
-	if res.Withheld > 0 {
-		text += "\n" + kb.PrivateCaveat
+	return chunks, res.Mode, nil
+}
+
+func withCaveat(text string, s *Session) string {
+	if cloudSession(s) {
+		return text + "\n" + CloudCaveat
 	}
-	return text, fmt.Sprintf("searched %q: %d results", q, len(chunks)), nil
+	return text
 }
 
 // searchModeNote tells the model how the search ran, so it can rephrase:
@@ -272,31 +369,41 @@ func DocFilter(source string) kb.Filter {
 	return kb.Filter{Source: kb.SourceVault, FilePath: source}
 }
 
+// document returns a stored document's chunks in reading order, or the
+// one not-found answer: for a cloud session a private document does not
+// exist.
+func (k *KB) document(ctx context.Context, op, source string, cloud bool) ([]kb.Chunk, error) {
+	chunks, err := k.Store.Document(ctx, scope(DocFilter(source), cloud))
+	if err == nil && len(chunks) == 0 {
+		chunks, err = k.Store.Document(ctx, scope(kb.Filter{FilePath: source}, cloud)) // file:// notes cited by path
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(chunks) == 0 {
+		return nil, k.notFound(ctx, cloud, DocFilter(source), errs.WithHint(errs.New(errs.NotFound, op, "no document %q", source), "use the source exactly as a search result cited it, or list_documents"))
+	}
+	return chunks, nil
+}
+
 func (k *KB) getDocument(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 	source := strings.TrimSpace(str(args, "source"))
 	if source == "" {
 		return "", "", errs.New(errs.Invalid, "get_document", "source is empty")
 	}
-	chunks, err := k.Store.Document(ctx, DocFilter(source))
-	if err == nil && len(chunks) == 0 {
-		chunks, err = k.Store.Document(ctx, kb.Filter{FilePath: source}) // file:// notes cited by path
-	}
+	chunks, err := k.document(ctx, "get_document", source, cloudSession(s))
 	if err != nil {
 		return "", "", err
-	}
-	if len(chunks) == 0 {
-		return "", "", errs.WithHint(errs.New(errs.NotFound, "get_document", "no document %q", source), "use the source exactly as a search result cited it, or list_documents")
-	}
-	if chunks[0].Meta.Visibility == kb.Private && cloudSession(s) {
-		return "", "", errs.New(errs.Privacy, "get_document", "this document is private and is never sent to a cloud model")
 	}
 	pages := (len(chunks) + DocPageSize - 1) / DocPageSize
 	page := intArg(args, "page", 1)
 	if page < 1 || page > pages {
+		saw(ctx, chunks[0].Meta.Visibility) // the page count is the document's
 		return "", "", errs.WithHint(errs.New(errs.Invalid, "get_document", "page %d is out of range", page), fmt.Sprintf("the document has %d page(s)", pages))
 	}
 	part := chunks[(page-1)*DocPageSize : min(page*DocPageSize, len(chunks))]
 	header := fmt.Sprintf("%s — page %d of %d (%d chunks in all):", chunks[0].Meta.Title, page, pages, len(chunks))
+	saw(ctx, chunks[0].Meta.Visibility)
 	return renderChunks(LedgerFrom(ctx), header, part), fmt.Sprintf("read %s (page %d/%d)", source, page, pages), nil
 }
 
@@ -305,10 +412,7 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	if err != nil {
 		return "", "", err
 	}
-	if cloudSession(s) {
-		f.Visibility = []string{kb.Public} // private titles stay local too
-	}
-	docs, err := k.Store.List(ctx, f, 200)
+	docs, err := k.Store.List(ctx, scope(f, cloudSession(s)), 200)
 	if err != nil {
 		return "", "", err
 	}
@@ -317,21 +421,29 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	}
 	var b strings.Builder
 	for _, d := range docs {
-		if d.Visibility == kb.Private {
-			LedgerFrom(ctx).MarkPrivate()
-		}
+		saw(ctx, d.Visibility)
 		b.WriteString(d.String() + "\n")
 	}
 	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
 }
 
-func (k *KB) stats(ctx context.Context, _ *Session, _ map[string]any) (string, string, error) {
-	c, err := k.Store.Count(ctx)
+// stats counts what the session may see: for a cloud session public
+// chunks only, so no private record type or status is named.
+func (k *KB) stats(ctx context.Context, s *Session, _ map[string]any) (string, string, error) {
+	cloud := cloudSession(s)
+	c, err := k.Store.CountWhere(ctx, scope(kb.Filter{}, cloud))
 	if err != nil {
 		return "", "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d documents, %d chunks (%d private).\n", c.Documents, c.Chunks, c.Private)
+	if cloud {
+		fmt.Fprintf(&b, "%d documents, %d chunks (public material only).\n", c.Documents, c.Chunks)
+	} else {
+		fmt.Fprintf(&b, "%d documents, %d chunks (%d private).\n", c.Documents, c.Chunks, c.Private)
+		if c.Private > 0 {
+			saw(ctx, kb.Private)
+		}
+	}
 	for _, part := range []struct {
 		title string
 		m     map[string]int
@@ -349,76 +461,103 @@ func (k *KB) stats(ctx context.Context, _ *Session, _ map[string]any) (string, s
 }
 
 func (k *KB) readFile(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
-	const op = "read_file"
 	rel := filepath.ToSlash(strings.TrimSpace(str(args, "path")))
+	text, vis, err := k.readNote(ctx, "read_file", rel, cloudSession(s))
+	if err != nil {
+		return "", "", err
+	}
+	l := LedgerFrom(ctx)
+	saw(ctx, vis)
+	l.Add(Citation{Source: rel, FilePath: rel, Title: strings.TrimSuffix(filepath.Base(rel), ".md")})
+	return fmt.Sprintf("%s [source: %s]\n%s\n%s\n%s", rel, rel, BeginData, text, EndData), "read " + rel, nil
+}
+
+// readNote reads a vault note by vault-relative path. For a cloud session a
+// private note — by folder, or through a link into one — gets the answer a
+// missing note gets, before the file is touched.
+func (k *KB) readNote(ctx context.Context, op, rel string, cloud bool) (string, string, error) {
 	if k.VaultRoot == "" {
 		return "", "", errs.New(errs.NotFound, op, "no vault is configured")
 	}
 	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") || !strings.EqualFold(filepath.Ext(rel), ".md") {
 		return "", "", errs.WithHint(errs.New(errs.Invalid, op, "refused path %q", rel), "give a vault-relative path to a .md note, as search results cite it")
 	}
+	noNote := errs.WithHint(errs.New(errs.NotFound, op, "no note %q", rel), "check the path with list_documents kind=notes")
 	abs := filepath.Join(k.VaultRoot, filepath.FromSlash(rel))
+	// Visibility is private for a missing path and for one resolving
+	// outside the vault (fail closed), so a cloud session sees those three
+	// cases alike.
+	vis := vault.Visibility(k.VaultRoot, abs, k.PrivateDirs)
+	if vis == kb.Private && cloud {
+		if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() {
+			LedgerFrom(ctx).AddWithheld(1)
+		}
+		return "", "", noNote
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", "", errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no note %q", rel), "check the path with list_documents kind=notes")
+		return "", "", noNote
 	}
-	root, err := filepath.EvalSymlinks(k.VaultRoot)
-	if err != nil {
-		return "", "", errs.Wrap(errs.NotFound, op, err)
-	}
-	if r, err := filepath.Rel(root, real); err != nil || strings.HasPrefix(r, "..") {
+	if _, inside := vault.Locate(k.VaultRoot, real); !inside {
 		return "", "", errs.New(errs.Invalid, op, "refused path %q: it resolves outside the vault", rel)
-	}
-	vis := vault.Visibility(k.VaultRoot, abs, k.PrivateDirs)
-	if vis == kb.Private && cloudSession(s) {
-		return "", "", errs.New(errs.Privacy, op, "this note is private and is never sent to a cloud model")
 	}
 	st, err := os.Stat(real)
 	if err != nil || !st.Mode().IsRegular() {
-		return "", "", errs.New(errs.NotFound, op, "no note %q", rel)
+		return "", "", noNote
 	}
 	if st.Size() > maxReadFile {
 		return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%s is %d KiB, over the %d KiB limit", rel, st.Size()>>10, maxReadFile>>10), "use get_document to page through it")
 	}
 	data, err := os.ReadFile(real)
 	if err != nil {
-		return "", "", errs.Wrap(errs.NotFound, op, err)
+		return "", "", noNote
 	}
-	l := LedgerFrom(ctx)
-	if vis == kb.Private {
-		l.MarkPrivate()
-	}
-	l.Add(Citation{Source: rel, FilePath: rel, Title: strings.TrimSuffix(filepath.Base(rel), ".md")})
-	return fmt.Sprintf("%s [source: %s]\n%s\n%s\n%s", rel, rel, BeginData, string(data), EndData), "read " + rel, nil
+	return string(data), vis, nil
 }
 
-func (k *KB) updateMeta(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
-	source := str(args, "source")
+func (k *KB) updateMeta(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	const op = "update_document_metadata"
+	source := strings.TrimSpace(str(args, "source"))
 	title, authors, doi := str(args, "title"), str(args, "authors"), str(args, "doi")
 	if title == "" && authors == "" && doi == "" {
-		return "", "", errs.New(errs.Invalid, "update_document_metadata", "give at least one of title, authors, doi")
+		return "", "", errs.New(errs.Invalid, op, "give at least one of title, authors, doi")
+	}
+	cloud := cloudSession(s)
+	paper := kb.Filter{Source: source, DocTypes: []string{kb.DocPaper}}
+	docs, err := k.Store.List(ctx, scope(paper, cloud), 1)
+	if err != nil {
+		return "", "", err
+	}
+	if len(docs) == 0 {
+		return "", "", k.notFound(ctx, cloud, paper, errs.WithHint(errs.New(errs.NotFound, op, "no paper with source %q", source), "use list_documents kind=papers to find the exact source"))
+	}
+	saw(ctx, docs[0].Visibility)
+	if err := noWriteDown(ctx, s, op, docs[0].Visibility); err != nil {
+		return "", "", err
 	}
 	n, err := k.Store.SetPaperMeta(ctx, source, title, authors, doi)
 	if err != nil {
 		return "", "", err
 	}
-	if n == 0 {
-		return "", "", errs.WithHint(errs.New(errs.NotFound, "update_document_metadata", "no paper with source %q", source), "use list_documents kind=papers to find the exact source")
-	}
 	return fmt.Sprintf("Updated %d chunks of %s.", n, source), "updated metadata of " + source, nil
 }
 
-func (k *KB) remove(ctx context.Context, _ *Session, args map[string]any) (string, string, error) {
+func (k *KB) remove(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 	const op = "remove_document"
 	source := strings.TrimSpace(str(args, "source"))
+	if source == "" {
+		return "", "", errs.New(errs.Invalid, op, "source is empty")
+	}
 	f := DocFilter(source)
-	docs, err := k.Store.List(ctx, f, 5)
+	cloud := cloudSession(s)
+	docs, err := k.Store.List(ctx, scope(f, cloud), 5)
 	if err != nil {
 		return "", "", err
 	}
 	if len(docs) == 0 {
-		return "", "", errs.WithHint(errs.New(errs.NotFound, op, "no document %q", source), "use list_documents to find the exact source")
+		return "", "", k.notFound(ctx, cloud, f, errs.WithHint(errs.New(errs.NotFound, op, "no document %q", source), "use list_documents to find the exact source"))
 	}
+	saw(ctx, docs[0].Visibility)
 	if k.Confirm == nil {
 		return "", "", errs.New(errs.Internal, op, "no confirmation channel; removal is disabled")
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -20,25 +19,23 @@ const offlinePassage = 480
 // OfflineAnswer answers a question from the knowledge base alone: the best
 // matching passages, each with its citation, under OfflineLabel and the
 // reason no model answered. It follows the session's privacy rule (a
-// session on a cloud model is shown public passages only: its transcript
-// may reach that model later) and records what it showed in the turn's
-// ledger, so the citations open like any other.
+// session on a cloud model is shown public passages only — its transcript
+// may reach that model later — and the runner adds the user-only count of
+// what was kept back) and records what it showed in the turn's ledger, so
+// the citations open like any other.
 func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *Ledger, reason string) (string, error) {
-	res, err := k.Searcher.SearchWithPrivacyCheck(ctx, question, max(k.NResults, 5), kb.Filter{}, cloudSession(s))
+	chunks, mode, err := k.search(ctx, question, max(k.NResults, 5), kb.Filter{}, cloudSession(s))
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s.** %s\n\n", OfflineLabel, offlineReason(reason))
-	switch {
-	case errs.Is(err, errs.Privacy):
-		b.WriteString("Only private notes match this question, and this session uses a cloud model, so they are not shown here. Start a session with a local model to see them.")
-		return b.String(), nil
-	case err != nil:
-		return "", err
-	case len(res.Hits) == 0:
+	if len(chunks) == 0 {
 		b.WriteString("Nothing in your notes and papers matches this question.")
 		return b.String(), nil
 	}
-	for i, h := range res.Hits {
-		m := h.Chunk.Meta
+	for i, c := range chunks {
+		m := c.Meta
 		title := m.Title
 		if title == "" {
 			title = citeName(m)
@@ -48,7 +45,7 @@ func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *
 			fmt.Fprintf(&b, " — %s", m.Section)
 		}
 		fmt.Fprintf(&b, " %s\n", citeLabel(m))
-		text := strings.Join(strings.Fields(h.Chunk.Content), " ")
+		text := strings.Join(strings.Fields(c.Content), " ")
 		if r := []rune(text); len(r) > offlinePassage {
 			text = string(r[:offlinePassage]) + "…"
 		}
@@ -56,12 +53,9 @@ func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *
 		if m.Visibility == kb.Private {
 			l.MarkPrivate()
 		}
-		l.Add(citationOf(h.Chunk))
+		l.Add(citationOf(c))
 	}
-	if res.Withheld > 0 {
-		b.WriteString(WithheldNote(res.Withheld) + "\n\n")
-	}
-	fmt.Fprintf(&b, "_Found by %s search._", res.Mode.Kind())
+	fmt.Fprintf(&b, "_Found by %s search._", mode.Kind())
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 

@@ -195,7 +195,17 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 		res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
 			System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
 			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
-				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
+				// A tool's result goes to the model and into the transcript:
+				// no secret (an error echoing a key, say) may ride along.
+				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
+					if d, ok := e.Data.(map[string]any); ok {
+						if msg, ok := d["error"].(string); ok {
+							d["error"] = r.redact(msg)
+						}
+					}
+					t.send(e.Kind, r.redact(e.Text), e.Data)
+				})
+				out.Content = r.redact(out.Content)
 				r.logTool(s, call, out, err)
 				return out, err
 			},
@@ -275,18 +285,20 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
 		// Only evidence retrieved in this turn may be cited; the rest is cut.
 		reply, citations, dropped := t.ledger.Cite(r.redact(res.Reply))
-		if n := t.ledger.Withheld; n > 0 && !strings.Contains(reply, "withheld") {
-			reply += "\n\n" + WithheldNote(n)
-		}
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
+		}
+		withheld := ""
+		if n := t.ledger.Withheld; n > 0 {
+			withheld = WithheldNote(n)
+			reply += withheldSep + withheld
 		}
 		t.sendMu.Lock()
 		tools := append([]string(nil), t.tools...)
 		t.sendMu.Unlock()
 		stop, notice := stopLabel(res.Stop)
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
-			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, At: now, Stop: stop, Notice: notice})
+			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice})
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {

@@ -51,13 +51,19 @@ type DisplayItem struct {
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations,omitempty"`
 	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
-	At        time.Time  `json:"at"`
+	// Withheld is the user-only line appended to Text when private matches
+	// were kept from a cloud model; it is never indexed or shown to a model.
+	Withheld string    `json:"withheld,omitempty"`
+	At       time.Time `json:"at"`
 	// Stop and Notice label a reply that did not end normally: "length"
 	// (the text is partial, "cut off at the output limit") or a refusal
 	// (the text is a notice, not an answer). Empty for a normal answer.
 	Stop   string `json:"stop,omitempty"`
 	Notice string `json:"notice,omitempty"`
 }
+
+// withheldSep separates a reply from its Withheld line inside Text.
+const withheldSep = "\n\n"
 
 // Citation points at retrieved evidence.
 type Citation struct {
@@ -131,6 +137,10 @@ type Sessions struct {
 	Dir  string
 	Keep int
 	Now  func() time.Time
+	// Redact scrubs secrets from every byte written (nil: none): whatever
+	// a turn carried — an error echoing a key, a pasted token — the file on
+	// disk never holds it.
+	Redact func(string) string
 	// OnDelete removes a deleted session's indexed chat chunks.
 	OnDelete func(id string) error
 }
@@ -178,6 +188,11 @@ func (st *Sessions) Save(s *Session) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return errs.Wrap(errs.Internal, "chat.Save", err)
+	}
+	if st.Redact != nil {
+		// Secrets are plain ASCII tokens, so they appear in the JSON as they
+		// are and their replacement keeps it valid.
+		b = []byte(st.Redact(string(b)))
 	}
 	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
 		return errs.Wrap(errs.Internal, "chat.Save", err)
@@ -250,20 +265,22 @@ func (st *Sessions) List() ([]Summary, []error) {
 	return out, problems
 }
 
-// prune keeps the Keep most recently updated unpinned sessions.
+// prune keeps the Keep most recently updated unpinned sessions of each
+// visibility. Counting them apart keeps the public history — which a cloud
+// model can search — the same whatever number of private sessions exist.
 func (st *Sessions) prune() error {
 	keep := st.Keep
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
 	list, _ := st.List() // List logs unreadable files; they are never pruned, not being in the list
-	n := 0
+	n := map[bool]int{}
 	for _, s := range list {
 		if s.Pinned {
 			continue
 		}
-		n++
-		if n > keep {
+		n[s.Private]++
+		if n[s.Private] > keep {
 			if err := st.Delete(s.ID); err != nil {
 				return err
 			}

@@ -77,6 +77,28 @@ func TestPruneKeepsPinnedAndNewest(t *testing.T) {
 	if len(deleted) != 1 || deleted[0] != ids[1] {
 		t.Fatalf("oldest unpinned must go, with its chat chunks: %v", deleted)
 	}
+	// Private sessions are counted apart: however many there are, the
+	// public history (searchable from a cloud session) keeps its size.
+	for range 4 {
+		s := withTurn(st.New(llm.Spec{Provider: "ollama", Model: "m"}, false), "secret")
+		s.MarkPrivate()
+		if err := st.Save(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(deleted) != 2 {
+		t.Fatalf("pruning private sessions removed public ones: %v", deleted)
+	}
+	list, _ = st.List()
+	public := 0
+	for _, s := range list {
+		if !s.Private && !s.Pinned {
+			public++
+		}
+	}
+	if public != 3 || len(list) != 7 {
+		t.Fatalf("%d public of %d sessions kept", public, len(list))
+	}
 }
 
 func TestRenamePinDeleteAndPrivacy(t *testing.T) {

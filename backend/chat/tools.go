@@ -93,6 +93,9 @@ func DraftTools(a *drafts.Agent) map[string]Tool {
 	wrap := func(fn func(ctx context.Context, c drafts.Caller, args map[string]any) (drafts.ToolResult, error)) func(context.Context, *Session, map[string]any) (string, string, error) {
 		return func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 			r, err := fn(ctx, caller(ctx, s), args)
+			if r.Private { // even with an error: it may name a private draft's file
+				LedgerFrom(ctx).MarkPrivate()
+			}
 			return r.Text, r.Summary, err
 		}
 	}
@@ -102,8 +105,8 @@ func DraftTools(a *drafts.Agent) map[string]Tool {
 			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
 				return a.CreateDraft(ctx, c, str(a2, "title"), str(a2, "filename"), str(a2, "content"))
 			})},
-		"create_draft_from": {Def: llm.Tool{Name: "create_draft_from", Description: "Create a draft seeded with the text of a note or document from the knowledge base.",
-			Parameters: schema([]string{"source", "filename"}, map[string]string{"source": "vault-relative note path or document source", "title": "optional title", "filename": "file name for the copy"})},
+		"create_draft_from": {Def: llm.Tool{Name: "create_draft_from", Description: "Create a draft seeded with the text of a vault note, a paper or another document from the knowledge base.",
+			Parameters: schema([]string{"source", "filename"}, map[string]string{"source": "vault-relative note path or document source, as search results cite it", "title": "optional title (default: the source's)", "filename": "file name for the copy (.md .tex .bib .txt .csv)"})},
 			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
 				return a.CreateDraftFrom(ctx, c, str(a2, "source"), str(a2, "title"), str(a2, "filename"))
 			})},

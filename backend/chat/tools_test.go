@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/drafts"
-	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -43,13 +42,18 @@ func TestDraftToolsThroughTheToolbox(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out.Content, drafts.ProposalNotice) || len(queued) != 1 {
 		t.Fatalf("propose: %v %+v", err, out)
 	}
-	// A cloud session reading a private draft stops the turn.
+	// A cloud session is told a private draft does not exist; a local one
+	// that reads it becomes private.
 	s.MarkPrivate()
 	out, _ = tb.Dispatch(ctx, s, llm.Block{Name: "create_draft", Arguments: map[string]any{"title": "Secret", "filename": "s.md", "content": "x\n"}}, emit)
 	privID := strings.Fields(out.Content)[2]
 	cloud := &Session{ID: "s2", Provider: "anthropic", Model: "c"}
-	if _, err := tb.Dispatch(ctx, cloud, llm.Block{Name: "read_draft", Arguments: map[string]any{"draft_id": privID}}, emit); !errs.Is(err, errs.Privacy) {
-		t.Fatalf("privacy must stop the turn: %v", err)
+	if out, err := tb.Dispatch(ctx, cloud, llm.Block{Name: "read_draft", Arguments: map[string]any{"draft_id": privID}}, emit); err != nil || !out.IsError || !strings.Contains(out.Content, "no draft") {
+		t.Fatalf("a private draft to a cloud session: %v %+v", err, out)
+	}
+	lctx, l := withLedger(ctx, emit)
+	if out, err := tb.Dispatch(lctx, &Session{ID: "s3", Provider: "ollama", Model: "m"}, llm.Block{Name: "read_draft", Arguments: map[string]any{"draft_id": privID}}, emit); err != nil || out.IsError || !l.Private() {
+		t.Fatalf("a local read of a private draft must mark the turn private: %v %+v %v", err, out, l.Private())
 	}
 	if len(events) == 0 || events[0].Kind != EventTool {
 		t.Fatalf("tool events: %+v", events)

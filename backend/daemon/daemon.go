@@ -128,6 +128,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
 	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Opts: s.ingestOptions(model),
+		VaultRoot: s.Cfg.Vault.Path, PrivateDirs: s.Cfg.Vault.PrivateDirs,
 		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf, FailuresFile: filepath.Join(s.Cfg.StateDir(), "inbox-failures.json")}
 	res, err := in.Scan(ctx)
 	s.indexed()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -154,5 +155,47 @@ func TestBackgroundWatchesTheVaultAndBackfillsWhenAModelArrives(t *testing.T) {
 	res, err := e.Searcher.Search(context.Background(), "kettle", 5, kb.Filter{})
 	if err != nil || !res.Mode.Dense || res.Mode.Vectors != 1 {
 		t.Fatalf("after the backfill: %+v %v", res.Mode, err)
+	}
+}
+
+// A job error that echoes an API key reaches neither the status file nor
+// logs/sync.log with the key in it.
+func TestSchedulerKeepsSecretsOutOfStatusAndLog(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	const key = "sk-ant-api03-secret-0123456789"
+	t.Setenv("ANTHROPIC_API_KEY", key)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vault.Path = t.TempDir()
+	log, err := OpenSyncLog(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	svc := &Services{Cfg: cfg, Getenv: os.Getenv, Log: log.Logf}
+	defer svc.Close()
+	s, err := NewScheduler(cfg, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Jobs = append(s.Jobs, jsync.Job{ID: "aaa_leaky", Schedule: jsync.Daily{Hour: 3}, AtStart: true, Run: func(context.Context, jsync.Recorder) error {
+		svc.logf("calling the model with x-api-key %s", key)
+		return fmt.Errorf("POST https://api.anthropic.com: 403 Forbidden key %s: invalid x-api-key %s", key, key)
+	}})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.RunDue(context.Background())
+	if err := s.RunNow(context.Background(), "aaa_leaky"); err == nil || strings.Contains(err.Error(), key) {
+		t.Fatalf("RunNow: %v", err)
+	}
+	status, _ := os.ReadFile(StatusPath(cfg))
+	logged, _ := os.ReadFile(filepath.Join(cfg.LogsDir(), LogName))
+	for name, b := range map[string][]byte{"status": status, "sync.log": logged} {
+		if !strings.Contains(string(b), "403 Forbidden key [REDACTED]") || strings.Contains(string(b), key) {
+			t.Fatalf("%s:\n%s", name, b)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	gosync "sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -24,23 +26,25 @@ func StatusPath(cfg *config.Config) string { return filepath.Join(cfg.StateDir()
 // SyncLog appends timestamped lines to logs/sync.log (0600) and mirrors them
 // to echo when it is set.
 type SyncLog struct {
-	mu   gosync.Mutex
-	f    io.WriteCloser
-	echo func(string)
+	mu     gosync.Mutex
+	f      io.WriteCloser
+	echo   func(string)
+	redact func(string) string
 }
 
 // OpenSyncLog opens the log for appending; it is size-rotated like the
-// other logs.
+// other logs, and every line is scrubbed of the credentials Jarvis knows
+// (config and environment) before it is written.
 func OpenSyncLog(cfg *config.Config, echo func(string)) (*SyncLog, error) {
 	if err := fsutil.EnsurePrivateDir(cfg.LogsDir()); err != nil {
 		return nil, err
 	}
-	return &SyncLog{f: logs.Rotated(filepath.Join(cfg.LogsDir(), LogName)), echo: echo}, nil
+	return &SyncLog{f: logs.Rotated(filepath.Join(cfg.LogsDir(), LogName)), echo: echo, redact: llm.Redactor(llm.Secrets(cfg, os.Getenv)).Redact}, nil
 }
 
 // Logf writes one line.
 func (l *SyncLog) Logf(format string, args ...any) {
-	line := time.Now().Format(time.RFC3339) + " " + fmt.Sprintf(format, args...) + "\n"
+	line := time.Now().Format(time.RFC3339) + " " + l.redact(fmt.Sprintf(format, args...)) + "\n"
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, err := io.WriteString(l.f, line); err != nil {
@@ -70,5 +74,6 @@ func NewScheduler(cfg *config.Config, svc *Services) (*jsync.Scheduler, error) {
 	}
 	logs.L().Info("sync starting", "provider", cfg.Chat.Provider, "model", cfg.DefaultModel(), "embed_model", cfg.RAG.EmbedModel)
 	svc.logf("sync starting: provider %s (%s), embeddings %s", cfg.Chat.Provider, cfg.DefaultModel(), cfg.RAG.EmbedModel)
-	return &jsync.Scheduler{Jobs: jobs, StatusPath: StatusPath(cfg), Disabled: disabled, Log: svc.Log}, nil
+	return &jsync.Scheduler{Jobs: jobs, StatusPath: StatusPath(cfg), Disabled: disabled, Log: svc.Log,
+		Redact: llm.Redactor(llm.Secrets(cfg, svc.Getenv)).Redact}, nil
 }

@@ -2,6 +2,7 @@ package drafts
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,19 +83,47 @@ func TestPrivateDraftsAndCloudSessions(t *testing.T) {
 		t.Fatal("a private session's draft must be private")
 	}
 	r2, _ := a.CreateDraftFrom(ctx, Caller{SessionID: "pub"}, "private/diary.md", "", "d.md")
-	if d2, _ := w.Get(r2.DraftID); d2.Visibility != Private {
-		t.Fatal("a draft made from a private source must be private")
+	if d2, _ := w.Get(r2.DraftID); d2.Visibility != Private || !r2.Private {
+		t.Fatal("a draft made from a private source must be private, and its maker too")
 	}
-	cloud := Caller{SessionID: "c1", Cloud: true}
-	if _, err := a.ReadDraft(ctx, cloud, r.DraftID, ""); !errs.Is(err, errs.Privacy) {
-		t.Fatalf("cloud read of a private draft: %v", err)
-	}
-	if res, err := a.ReadDraft(ctx, local, r.DraftID, ""); err != nil || !strings.Contains(res.Text, "BEGIN RETRIEVED DATA") || !strings.Contains(res.Text, "secret plans") {
+	if res, err := a.ReadDraft(ctx, local, r.DraftID, ""); err != nil || !strings.Contains(res.Text, "BEGIN RETRIEVED DATA") || !strings.Contains(res.Text, "secret plans") || !res.Private {
 		t.Fatalf("local read: %v %+v", err, res)
 	}
+	if res, _ := a.ListDrafts(ctx, Caller{SessionID: "l"}); !strings.Contains(res.Text, "From my journal") || !res.Private {
+		t.Fatalf("a local listing shows private titles and marks the session: %+v", res)
+	}
+
+	// A cloud session: every tool answers about the private draft exactly
+	// as about one that does not exist.
+	cloud := Caller{SessionID: "c1", Cloud: true}
+	missing := "draft-000000000000"
+	same := func(what string, call func(id string) (ToolResult, error)) {
+		t.Helper()
+		rp, errP := call(r.DraftID)
+		_, errM := call(missing)
+		if errP == nil || errM == nil || !errs.Is(errP, errs.NotFound) || rp.Private {
+			t.Fatalf("%s on a private draft from a cloud session: %v %+v", what, errP, rp)
+		}
+		if strings.ReplaceAll(errP.Error(), r.DraftID, "ID") != strings.ReplaceAll(errM.Error(), missing, "ID") {
+			t.Fatalf("%s tells a private draft from a missing one:\n%v\n%v", what, errP, errM)
+		}
+	}
+	same("read_draft", func(id string) (ToolResult, error) { return a.ReadDraft(ctx, cloud, id, "") })
+	same("read_draft of a named file", func(id string) (ToolResult, error) { return a.ReadDraft(ctx, cloud, id, "j.md") })
+	same("propose_draft_edit with the true text", func(id string) (ToolResult, error) {
+		return a.ProposeDraftEdit(ctx, cloud, id, "j.md", "secret plans\n", "")
+	})
+	same("add_draft_file over a file that exists", func(id string) (ToolResult, error) { return a.AddDraftFile(ctx, cloud, id, "j.md", "x") })
+	same("add_draft_file", func(id string) (ToolResult, error) { return a.AddDraftFile(ctx, cloud, id, "new.md", "x") })
+	if files, _ := os.ReadDir(filepath.Join(w.Root, r.DraftID)); len(files) != 2 {
+		t.Fatalf("a cloud session wrote into a private draft: %d entries", len(files))
+	}
 	list, _ := a.ListDrafts(ctx, cloud)
-	if strings.Contains(list.Text, "From my journal") || !strings.Contains(list.Text, "private draft") {
-		t.Fatalf("cloud listing leaked a private title:\n%s", list.Text)
+	if strings.Contains(list.Text, r.DraftID) || strings.Contains(list.Text, r2.DraftID) || strings.Contains(list.Text, "private") || list.Text != "There are no drafts yet." {
+		t.Fatalf("cloud listing shows private drafts:\n%s", list.Text)
+	}
+	if strings.Contains(r.DraftID, "journal") || strings.Contains(r2.DraftID, "diary") {
+		t.Fatalf("draft ids carry their titles: %s %s", r.DraftID, r2.DraftID)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -41,18 +40,9 @@ type Draft struct {
 	Files []string `json:"files"`
 }
 
-var slugStrip = regexp.MustCompile(`[^a-z0-9]+`)
-
-func slug(title string) string {
-	s := strings.Trim(slugStrip.ReplaceAllString(strings.ToLower(title), "-"), "-")
-	if len(s) > 40 {
-		s = strings.Trim(s[:40], "-")
-	}
-	if s == "" {
-		s = "draft"
-	}
-	return s
-}
+// newID names a draft by chance alone: an id travels to models and logs
+// that must not learn a private draft's title from it.
+func newID() string { return "draft-" + randomToken()[:12] }
 
 // Create makes a new draft folder with its main file. Creation is a free
 // write: nothing existed to overwrite.
@@ -63,7 +53,7 @@ func (w *Workspace) Create(title, mainFile, content, visibility, sessionID strin
 	if strings.TrimSpace(title) == "" {
 		return nil, errs.New(errs.Invalid, "drafts.Create", "a draft needs a title")
 	}
-	id := slug(title) + "-" + randomToken()[:6]
+	id := newID()
 	if err := w.checkName(mainFile); err != nil {
 		return nil, err
 	}
@@ -99,10 +89,7 @@ func (w *Workspace) AddFile(id, filename, content string) error {
 	if _, err := w.meta(id); err != nil {
 		return err
 	}
-	if exists(path) {
-		return errs.New(errs.Conflict, "drafts.AddFile", "%s already exists in draft %s; propose an edit instead", filename, id)
-	}
-	if err := w.writeFile(path, []byte(content)); err != nil {
+	if err := w.createExclusive(path, []byte(content)); err != nil {
 		return err
 	}
 	return w.touch(id)

@@ -84,7 +84,7 @@ func TestCreateAddSaveAndConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(d.ID, "grant-proposal-") || d.Visibility != Private || d.SessionID != "sess-1" || d.Files[0] != "main.tex" {
+	if strings.Contains(d.ID, "grant") || ValidateID(d.ID) != nil || d.Visibility != Private || d.SessionID != "sess-1" || d.Files[0] != "main.tex" {
 		t.Fatalf("draft = %+v", d)
 	}
 	st, _ := os.Stat(filepath.Join(w.Root, d.ID, "main.tex"))
@@ -333,5 +333,90 @@ func TestOwnSavesAreVersionsWithTimes(t *testing.T) {
 	}
 	if !vs[0].At.Equal(time.Date(2026, 3, 1, 9, 2, 0, 0, time.UTC)) {
 		t.Fatalf("version time %v", vs[0].At)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Two writers adding the same name at once: exactly one wins, and the file
+// holds the winner's bytes whole.
+func TestAddFileIsExclusiveUnderARace(t *testing.T) {
+	w := newWS(t)
+	d, _ := w.Create("t", "main.md", "x\n", Public, "")
+	const writers = 8
+	for round := range 30 {
+		name := fmt.Sprintf("race-%d.md", round)
+		start := make(chan struct{})
+		errsCh := make(chan error, writers)
+		for i := range writers {
+			go func() {
+				<-start
+				errsCh <- w.AddFile(d.ID, name, strings.Repeat(fmt.Sprintf("writer %d\n", i), 2000))
+			}()
+		}
+		close(start)
+		won := 0
+		for range writers {
+			err := <-errsCh
+			switch {
+			case err == nil:
+				won++
+			case !errs.Is(err, errs.Conflict):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d writers succeeded in creating %s; exactly one may", round, won, name)
+		}
+		text, _, _ := w.Read(d.ID, name)
+		if first, _, _ := strings.Cut(text, "\n"); text != strings.Repeat(first+"\n", 2000) {
+			t.Fatalf("round %d: the file mixes writers", round)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(w.Root, d.ID))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// Every accepted name must fit every name derived from it (the temporary
+// file, the snapshot and the snapshot's temporary file); too long and
+// control characters are refused as bad input, not an internal error.
+func TestFileNamesAreBoundedAndPrintable(t *testing.T) {
+	w := newWS(t)
+	d, _ := w.Create("t", "main.md", "x\n", Public, "")
+	longest := strings.Repeat("n", MaxNameBytes-3) + ".md"
+	if err := w.AddFile(d.ID, longest, "one\n"); err != nil {
+		t.Fatalf("a %d-byte name: %v", len(longest), err)
+	}
+	p, err := w.Propose(d.ID, longest, "two\n", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Apply(p.Token, []int{0}); err != nil {
+		t.Fatalf("snapshot of a %d-byte name: %v", len(longest), err)
+	}
+	if v, err := w.Versions(d.ID, longest); err != nil || len(v) != 1 {
+		t.Fatalf("versions: %v %v", v, err)
+	}
+	for _, name := range []string{
+		strings.Repeat("a", 249) + ".md", // 252 bytes: under the old 255 check, over the temp file's room
+		strings.Repeat("é", 100) + ".md", // 203 bytes in 103 characters
+		"two\nlines.md", "tab\there.md", "bell\a.md", "esc\x1b[31m.md", "del\x7f.md",
+		"rtl\u202egnp.md", "zero\u200bwidth.md", "bad\xffutf8.md",
+	} {
+		for what, err := range map[string]error{
+			"add":    w.AddFile(d.ID, name, "x"),
+			"create": func() error { _, err := w.Create("t", name, "x", Public, ""); return err }(),
+		} {
+			if !errs.Is(err, errs.Invalid) {
+				t.Errorf("%s %q: %v, want invalid", what, name, err)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
@@ -29,6 +32,11 @@ const (
 	metaFile    = "draft.json"
 	versionsDir = ".versions"
 )
+
+// MaxNameBytes bounds a draft file name so every name derived from it fits
+// the usual 255-byte limit: the snapshot "<20 digits>--<name>" and the
+// temporary ".<name>.tmp-<up to 10 digits>" written beside either.
+const MaxNameBytes = 200
 
 // Workspace is the drafts root and its policy.
 type Workspace struct {
@@ -75,8 +83,12 @@ func (w *Workspace) checkName(name string) error {
 		return errs.New(errs.Invalid, "drafts", "file name %q refused: %s", name, why)
 	}
 	switch {
-	case name == "" || len(name) > 255:
-		return bad("empty or too long")
+	case name == "":
+		return bad("empty")
+	case len(name) > MaxNameBytes:
+		return bad(fmt.Sprintf("longer than %d bytes", MaxNameBytes))
+	case !utf8.ValidString(name) || strings.IndexFunc(name, invisible) >= 0:
+		return bad("control and invisible characters are not allowed")
 	case strings.ContainsAny(name, "/\\\x00"):
 		return bad("path separators are not allowed")
 	case name == "." || name == ".." || strings.Contains(name, ".."):
@@ -94,6 +106,11 @@ func (w *Workspace) checkName(name string) error {
 	}
 	return nil
 }
+
+// invisible reports characters a file name must not carry: controls
+// (newlines, escapes) and format characters (bidi overrides, zero-width
+// joiners) that make a name read differently from what it is.
+func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 
 // Resolve is the single containment policy: it returns the absolute path of
 // filename inside draft id, or an error. The resolved path (symlinks
@@ -197,7 +214,45 @@ func (w *Workspace) atomicWrite(path string, data []byte) error {
 	return nil
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
+// createExclusive writes a new file that must not exist yet: the bytes go
+// to a temporary file first, which is then hard-linked to the final name.
+// The link fails if the name is taken, so of two writers racing for one
+// name exactly one wins, and a reader never sees a half-written file.
+func (w *Workspace) createExclusive(path string, data []byte) error {
+	const op = "drafts.create"
+	if err := w.checkSize(len(data), filepath.Base(path)); err != nil {
+		return err
+	}
+	if w.WriteSpy != nil {
+		w.WriteSpy(path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	defer os.Remove(tmp.Name()) // the final name keeps the bytes once linked
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return errExists(filepath.Base(path))
+		}
+		return errs.Wrap(errs.Internal, op, err)
+	}
+	return nil
+}
+
+func errExists(name string) error {
+	return errs.New(errs.Conflict, "drafts.AddFile", "%s already exists in this draft; propose an edit instead", name)
 }

@@ -26,8 +26,12 @@ type Adder struct {
 
 // AddRequest is one file to add.
 type AddRequest struct {
-	Path    string
-	Private bool  // Markdown outside the vault: store as private
+	Path string
+	// Private marks a note private explicitly (Markdown or text from
+	// outside the vault; a vault note's folder decides, and a note in a
+	// public folder asked to be private is refused rather than published).
+	// Papers are always public, so a PDF asked to be private is refused.
+	Private bool
 	Paper   Paper // PDFs: mode, overrides, figures (Path is ignored)
 	// Duplicate decides whether a PDF that is already stored (same source
 	// or title) is added anyway; nil adds it. A same-source entry is then
@@ -50,32 +54,46 @@ func (r AddRequest) report(stage string) {
 	}
 }
 
-// Add adds one file.
+// Add adds one file. What the path names is classified, not how it is
+// spelled: symlinks and ".." are resolved first, so a link anywhere that
+// points into a private vault folder adds that private note as private.
 func (a *Adder) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	const op = "ingest.Add"
 	abs, err := filepath.Abs(req.Path)
 	if err != nil {
 		return AddResult{}, errs.Wrap(errs.Invalid, op, err)
 	}
-	switch strings.ToLower(filepath.Ext(abs)) {
-	case ".pdf":
-		return a.addPDF(ctx, abs, req)
-	case ".md", ".markdown", ".txt":
-		return a.addNote(ctx, abs, req)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return AddResult{}, errs.Wrapf(errs.NotFound, op, err, "cannot read %s", req.Path)
 	}
-	return AddResult{}, errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(abs))
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return AddResult{}, errs.New(errs.Invalid, op, "%s is not a regular file", req.Path)
+	}
+	switch strings.ToLower(filepath.Ext(real)) {
+	case ".pdf":
+		return a.addPDF(ctx, real, req)
+	case ".md", ".markdown", ".txt":
+		return a.addNote(ctx, real, req)
+	}
+	return AddResult{}, errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(real))
 }
 
-func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
+// addNote adds a resolved Markdown or text file: through the vault's own
+// rules when it lies in the vault, else as a standalone note.
+func (a *Adder) addNote(ctx context.Context, real string, req AddRequest) (AddResult, error) {
 	const op = "ingest.Add"
-	if a.Vault != nil && a.Vault.Root != "" {
-		if rel, err := filepath.Rel(a.Vault.Root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	if a.Vault != nil {
+		if rel, inside := vault.Locate(a.Vault.Root, real); inside {
+			if req.Private && vault.Visibility(a.Vault.Root, real, a.Vault.PrivateDirs) != kb.Private {
+				return AddResult{}, errs.WithHint(errs.New(errs.Invalid, op, "%s is a vault note in a public folder; its folder decides its visibility", rel),
+					"move it into one of vault.private_dirs ("+strings.Join(a.Vault.PrivateDirs, ", ")+") to keep it private")
+			}
 			req.report("indexing vault note")
-			res, err := a.Vault.RefreshFile(ctx, abs)
+			res, err := a.Vault.RefreshFile(ctx, rel)
 			if err != nil {
 				return AddResult{}, err
 			}
-			rel = filepath.ToSlash(rel)
 			switch {
 			case res.Added > 0:
 				return AddResult{Message: "added as vault note " + rel}, nil
@@ -85,15 +103,15 @@ func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddRes
 			return AddResult{Message: "unchanged vault note " + rel}, nil
 		}
 	}
-	data, err := os.ReadFile(abs)
+	data, err := os.ReadFile(real)
 	if err != nil {
 		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
 	}
-	st, err := os.Stat(abs)
+	st, err := os.Stat(real)
 	if err != nil {
 		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
 	}
-	hash, err := fsutil.HashFile(abs)
+	hash, err := fsutil.HashFile(real)
 	if err != nil {
 		return AddResult{}, errs.Wrap(errs.NotFound, op, err)
 	}
@@ -101,8 +119,8 @@ func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddRes
 	if req.Private {
 		vis = kb.Private
 	}
-	source, _ := SourceFor(abs) // abs is absolute: cannot fail
-	chunks, warnings := vault.BuildNote(vault.Note{FilePath: abs, Source: source, Text: string(data), Hash: hash,
+	source, _ := SourceFor(real) // real is absolute: cannot fail
+	chunks, warnings := vault.BuildNote(vault.Note{FilePath: real, Source: source, Text: string(data), Hash: hash,
 		ModifiedAt: st.ModTime().UTC().Format(time.RFC3339Nano), Visibility: vis}, a.Opts.ChunkSize, a.Opts.ChunkOverlap)
 	if len(chunks) == 0 {
 		return AddResult{}, errs.New(errs.Invalid, op, "the file has no text to index")
@@ -123,6 +141,10 @@ func (a *Adder) addNote(ctx context.Context, abs string, req AddRequest) (AddRes
 }
 
 func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
+	if req.Private {
+		return AddResult{}, errs.WithHint(errs.New(errs.Invalid, "ingest.Add", "%s is a PDF, and papers are always public", filepath.Base(abs)),
+			"--private applies to notes; keep a private PDF out of Jarvis or convert it to a note first (jarvis-cli convert-pdf)")
+	}
 	// Papers are public by rule, so a PDF kept in a private vault folder is
 	// refused rather than published.
 	if a.Vault != nil && vault.InPrivateFolder(a.Vault.Root, abs, a.Vault.PrivateDirs) {

@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Inbox ingests the PDFs dropped into a watch folder. It is an inbox, not a
@@ -35,6 +36,11 @@ type Inbox struct {
 	// copy is read again. Empty: remembered by this Inbox value only.
 	FailuresFile string
 	failures     map[string]inboxFailure
+	// VaultRoot and PrivateDirs let the inbox refuse a file that resolves
+	// into a private vault folder (a link dropped into the inbox): inbox
+	// papers are public.
+	VaultRoot   string
+	PrivateDirs []string
 }
 
 // inboxFailure is a file the inbox could not read, as it was then.
@@ -162,6 +168,9 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 
 // one ingests a file unless the stored entry has the same bytes.
 func (in *Inbox) one(ctx context.Context, path, hash string) (string, error) {
+	if vault.InPrivateFolder(in.VaultRoot, path, in.PrivateDirs) {
+		return "", errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder; inbox papers are public, so it is not indexed", filepath.Base(path))
+	}
 	source, err := SourceFor(path)
 	if err != nil {
 		return "", err

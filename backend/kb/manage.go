@@ -72,18 +72,27 @@ type Counts struct {
 	Statuses  map[string]int `json:"statuses"`
 }
 
-// Count gathers Counts.
-func (s *Store) Count(ctx context.Context) (Counts, error) {
+// Count gathers Counts over the whole store.
+func (s *Store) Count(ctx context.Context) (Counts, error) { return s.CountWhere(ctx, Filter{}) }
+
+// CountWhere gathers Counts over the chunks inside f, so a caller that may
+// see only public chunks gets figures (record types and statuses included)
+// that nothing private contributed to.
+func (s *Store) CountWhere(ctx context.Context, f Filter) (Counts, error) {
 	const op = "kb.Count"
 	c := Counts{ByType: map[string]int{}, Records: map[string]int{}, Statuses: map[string]int{}}
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT CASE WHEN file_path != '' THEN file_path ELSE source END),
-		SUM(visibility='private'), SUM(visibility='private' AND doc_type IN ('paper','digest')) FROM chunks`).
+	where, args, err := f.where()
+	if err != nil {
+		return c, err
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT CASE WHEN file_path != '' THEN file_path ELSE source END),
+		SUM(visibility='private'), SUM(visibility='private' AND doc_type IN ('paper','digest')) FROM chunks AS c WHERE `+where, args...).
 		Scan(&c.Chunks, &c.Documents, nullInt(&c.Private), nullInt(&c.Legacy))
 	if err != nil {
 		return c, errs.Wrap(errs.RAG, op, err)
 	}
 	for col, m := range map[string]map[string]int{"doc_type": c.ByType, "category": c.Records, "status": c.Statuses} {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, COUNT(*) FROM chunks WHERE `+col+` != '' GROUP BY `+col)
+		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, COUNT(*) FROM chunks AS c WHERE `+col+` != '' AND `+where+` GROUP BY `+col, args...)
 		if err != nil {
 			return c, errs.Wrap(errs.RAG, op, err)
 		}
@@ -96,7 +105,11 @@ func (s *Store) Count(ctx context.Context) (Counts, error) {
 			}
 			m[k] = n
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return c, errs.Wrap(errs.RAG, op, err)
+		}
 	}
 	return c, nil
 }

@@ -29,8 +29,16 @@ func TestListCountsSchemaAndDuplicates(t *testing.T) {
 	if err != nil || c.Chunks != 4 || c.Documents != 3 || c.Private != 1 || c.ByType[DocPaper] != 2 || c.Records["job_application"] != 1 || c.Statuses["rejected"] != 1 {
 		t.Fatalf("counts = %+v %v", c, err)
 	}
+	n3 := note("local", "private job", Private, nil)
+	n3.Meta.FilePath, n3.Meta.Category, n3.Meta.Status = "private/offer.md", "secret_offer", "accepted"
+	s.Commit([]Chunk{n3}, "")
+	pub, err := s.CountWhere(ctx, Filter{Visibility: []string{Public}})
+	if err != nil || pub.Chunks != 3 || pub.Documents != 2 || pub.Private != 0 || pub.Records["secret_offer"] != 0 || pub.Statuses["accepted"] != 0 ||
+		pub.Records["job_application"] != 1 || pub.ByType[DocNote] != 1 {
+		t.Fatalf("public-only counts = %+v %v", pub, err)
+	}
 	keys, _ := s.KeyCounts(ctx)
-	if keys["x_stauts"] != 1 || keys["category"] != 1 {
+	if keys["x_stauts"] != 1 || keys["category"] != 2 {
 		t.Fatalf("schema keys = %v", keys)
 	}
 	vals, _ := s.ValueCounts(ctx, "status")

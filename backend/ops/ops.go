@@ -55,6 +55,9 @@ type Work func(ctx context.Context, report Report) (string, error)
 // Tracker runs operations and remembers the recent ones.
 type Tracker struct {
 	Emit func(Op)
+	// Redact scrubs secrets from an operation's result, error and hint
+	// before anyone sees or keeps them (nil: none).
+	Redact func(string) string
 
 	mu  gosync.Mutex
 	ops map[string]*entry
@@ -94,16 +97,23 @@ func (t *Tracker) Start(kind, title string, work Work) string {
 		t.update(e, func(o *Op) {
 			switch {
 			case err == nil:
-				o.State, o.Result, o.Stage = Done, res, "done"
+				o.State, o.Result, o.Stage = Done, t.redact(res), "done"
 			case errors.Is(err, context.Canceled) || errs.Is(err, errs.Cancelled):
 				o.State, o.Stage = Cancelled, "cancelled"
 			default:
-				o.State, o.Error, o.Code, o.Hint = Failed, err.Error(), string(errs.CodeOf(err)), errs.HintOf(err)
+				o.State, o.Error, o.Code, o.Hint = Failed, t.redact(err.Error()), string(errs.CodeOf(err)), t.redact(errs.HintOf(err))
 				o.Retryable = retryable[errs.CodeOf(err)]
 			}
 		})
 	}()
 	return e.op.ID
+}
+
+func (t *Tracker) redact(text string) string {
+	if t.Redact == nil {
+		return text
+	}
+	return t.Redact(text)
 }
 
 func (t *Tracker) update(e *entry, fn func(*Op)) {

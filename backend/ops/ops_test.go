@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,5 +105,26 @@ func TestProgressSuccessFailureCancel(t *testing.T) {
 	}
 	if len(tr.List()) != 5 {
 		t.Fatalf("list %+v", tr.List())
+	}
+}
+
+func TestOperationRecordsAreRedacted(t *testing.T) {
+	const key = "sk-or-v1-0123456789abcdef"
+	l := &log{}
+	tr := &Tracker{Emit: l.emit, Redact: func(s string) string { return strings.ReplaceAll(s, key, "[REDACTED]") }}
+	failed := tr.Start("add", "paper", func(context.Context, Report) (string, error) {
+		return "", errs.WithHint(errs.New(errs.LLM, "summary", "401 Unauthorized key %s", key), "check the key "+key)
+	})
+	done := tr.Start("add", "paper", func(context.Context, Report) (string, error) { return "summarised with " + key, nil })
+	f, d := wait(t, l, failed, Failed), wait(t, l, done, Done)
+	for _, s := range []string{f.Error, f.Hint, d.Result} {
+		if strings.Contains(s, key) || !strings.Contains(s, "[REDACTED]") {
+			t.Fatalf("op record %q", s)
+		}
+	}
+	for _, o := range tr.List() {
+		if strings.Contains(o.Error+o.Hint+o.Result, key) {
+			t.Fatalf("listed op %+v", o)
+		}
 	}
 }

@@ -50,6 +50,9 @@ type Scheduler struct {
 	Disabled   map[string]string
 	Now        func() time.Time
 	Log        func(format string, args ...any)
+	// Redact scrubs secrets from what the scheduler makes durable: each
+	// job's last error in the status file and every log line (nil: none).
+	Redact func(string) string
 
 	mu     gosync.Mutex
 	runMu  gosync.Mutex // one job at a time, scheduled or manual
@@ -66,8 +69,15 @@ func (s *Scheduler) now() time.Time {
 
 func (s *Scheduler) logf(format string, args ...any) {
 	if s.Log != nil {
-		s.Log(format, args...)
+		s.Log("%s", s.redact(fmt.Sprintf(format, args...)))
 	}
+}
+
+func (s *Scheduler) redact(text string) string {
+	if s.Redact == nil {
+		return text
+	}
+	return s.Redact(text)
 }
 
 // Start records the process in the status file (keeping earlier job
@@ -134,7 +144,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job) {
 	js := s.status.Jobs[j.ID]
 	js.LastRun = started
 	if err != nil {
-		js.LastError = err.Error()
+		js.LastError = s.redact(err.Error())
 	} else {
 		js.LastSuccess, js.LastError = started, ""
 	}

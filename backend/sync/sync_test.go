@@ -3,6 +3,7 @@ package sync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestSchedulerRunsRecordsAndCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs []string
-	s := &Scheduler{Jobs: jobs, StatusPath: path, Disabled: disabled, Now: clock.Now, Log: func(f string, a ...any) { logs = append(logs, f) }}
+	s := &Scheduler{Jobs: jobs, StatusPath: path, Disabled: disabled, Now: clock.Now, Log: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +149,27 @@ func TestPanickingJobIsRecorded(t *testing.T) {
 	}
 	if !Alive(st.PID) || Alive(0) {
 		t.Fatal("pid liveness")
+	}
+}
+
+func TestSchedulerRedactsErrorsAndLogLines(t *testing.T) {
+	const key = "sk-ant-0123456789abcdef"
+	var lines []string
+	path := filepath.Join(t.TempDir(), "status.json")
+	s := &Scheduler{StatusPath: path, Log: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) },
+		Redact: func(s string) string { return strings.ReplaceAll(s, key, "[REDACTED]") },
+		Jobs: []Job{{ID: "digest", Schedule: Daily{Hour: 1}, AtStart: true, Run: func(context.Context, Recorder) error {
+			return errors.New("scoring failed: 401 key " + key)
+		}}}}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.RunDue(context.Background())
+	st, _ := ReadStatus(path)
+	if e := st.Jobs["digest"].LastError; e != "scoring failed: 401 key [REDACTED]" {
+		t.Fatalf("last error %q", e)
+	}
+	if joined := strings.Join(lines, "\n"); strings.Contains(joined, key) || !strings.Contains(joined, "[REDACTED]") {
+		t.Fatalf("log:\n%s", joined)
 	}
 }

@@ -57,11 +57,15 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	files, warnings, err := r.list()
+	files, outside, err := r.list()
 	if err != nil {
 		return res, err
 	}
-	res.Warnings = append(res.Warnings, warnings...)
+	if len(outside) > 0 {
+		// One line per refresh, however many links: they are skipped, not
+		// broken, and a sync every few minutes must not flood the log.
+		res.Warnings = append(res.Warnings, outsideWarning(outside))
+	}
 	seen := map[string]bool{}
 	for i, rel := range files {
 		if r.Progress != nil && (i%50 == 0 || i == len(files)-1) {
@@ -105,11 +109,10 @@ func noteFilter(rel string) *kb.Filter {
 }
 
 // list returns vault-relative paths of .md files, skipping hidden folders
-// and files (.obsidian, .trash, dotfiles), excluded folders and globs, and
-// links that resolve outside the vault (a link named x.md to /etc/passwd
-// must not be read, let alone indexed): those are named in a warning.
-func (r *Refresher) list() ([]string, []string, error) {
-	var out, warnings []string
+// and files (.obsidian, .trash, dotfiles) and excluded folders and globs.
+// Links that resolve outside the vault are returned apart, never read: a
+// link named x.md may point at any file on the machine.
+func (r *Refresher) list() (files, outside []string, err error) {
 	realRoot, err := filepath.EvalSymlinks(r.Root)
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.NotFound, "vault.list", err)
@@ -134,26 +137,30 @@ func (r *Refresher) list() ([]string, []string, error) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(p)
+			real, err := filepath.EvalSymlinks(p)
 			if err != nil {
-				return nil // dangling link
+				return nil // dangling
 			}
-			if !inside(realRoot, target) {
-				warnings = append(warnings, fmt.Sprintf("%s: links outside the vault; not indexed", rel))
+			if _, inside := within(realRoot, real); !inside {
+				outside = append(outside, rel)
 				return nil
 			}
 		}
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			return nil // dangling or non-file symlink
 		}
-		out = append(out, rel)
+		files = append(files, rel)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.Internal, "vault.list", err)
 	}
-	sort.Strings(out)
-	return out, warnings, nil
+	sort.Strings(files)
+	return files, outside, nil
+}
+
+func outsideWarning(links []string) string {
+	return fmt.Sprintf("%d link(s) point outside the vault and are not indexed: %s", len(links), strings.Join(links, ", "))
 }
 
 // IsNoteName reports whether a file name is a note the vault indexes:
@@ -183,14 +190,11 @@ func Excluded(patterns []string, rel string) bool {
 	return false
 }
 
-// inside reports whether target lies within root (both resolved).
-func inside(root, target string) bool {
-	rel, err := filepath.Rel(root, target)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
 	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
+	if _, inside := Locate(r.Root, abs); !inside {
+		return errs.New(errs.Invalid, "vault", "it links outside the vault; not indexed")
+	}
 	info, err := os.Stat(abs)
 	if err != nil {
 		return err
@@ -323,8 +327,10 @@ func (r *Refresher) syncPath(ctx context.Context, rel string, states map[string]
 		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
 			keep = false
 		} else if realRoot, err := filepath.EvalSymlinks(r.Root); err == nil {
-			if target, err := filepath.EvalSymlinks(abs); err != nil || !inside(realRoot, target) {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: links outside the vault; not indexed", rel))
+			if target, err := filepath.EvalSymlinks(abs); err != nil {
+				keep = false
+			} else if _, in := within(realRoot, target); !in {
+				res.Warnings = append(res.Warnings, outsideWarning([]string{rel}))
 				keep = false
 			}
 		}

@@ -3,8 +3,10 @@ package vault
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +200,7 @@ func TestExcludedFoldersAndLinksOutOfTheVaultAreNotIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Added != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "notes/x.md: links outside the vault") {
+	if res.Added != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "1 link(s) point outside the vault and are not indexed: notes/x.md") {
 		t.Fatalf("refresh = %+v", res)
 	}
 	hits, _ := r.Store.BM25(ctx, "landlord", kb.Filter{}, 10)
@@ -222,5 +224,90 @@ func TestExcludedFoldersAndLinksOutOfTheVaultAreNotIndexed(t *testing.T) {
 	}
 	if _, err := r.RefreshFile(ctx, secret); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("outside path: %v", err)
+	}
+}
+
+// A link inside the vault to a file outside it (any file on the machine,
+// named x.md) is neither read nor indexed; the refresh says so once.
+func TestLinksOutOfTheVaultAreNotFollowed(t *testing.T) {
+	r, _, root := setup(t)
+	ctx := context.Background()
+	write(t, root, "notes/plan.md", "# Plan\nGrant plan.\n")
+	elsewhere := t.TempDir()
+	write(t, elsewhere, "passwd", "root:x:0:0:grant interview diary\n")
+	os.Symlink(filepath.Join(elsewhere, "passwd"), filepath.Join(root, "notes", "x.md"))
+	os.Symlink(filepath.Join(elsewhere, "passwd"), filepath.Join(root, "private-y.md"))
+	os.Symlink(filepath.Join(root, "notes", "plan.md"), filepath.Join(root, "inside-link.md")) // stays in the vault: fine
+
+	res, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 2 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "2 link(s) point outside the vault") ||
+		!strings.Contains(res.Warnings[0], "notes/x.md") {
+		t.Fatalf("refresh = %+v", res)
+	}
+	hits, _ := r.Store.BM25(ctx, "root", kb.Filter{}, 5)
+	docs, _ := r.Store.List(ctx, kb.Filter{}, 0)
+	if len(hits) != 0 || len(docs) != 2 {
+		t.Fatalf("the outside file was indexed: %+v %+v", hits, docs)
+	}
+	if res, err := r.RefreshFile(ctx, filepath.Join(root, "notes", "x.md")); err != nil || res.Added != 0 || len(res.Warnings) != 1 {
+		t.Fatalf("RefreshFile followed a link out of the vault: %+v %v", res, err)
+	}
+	if again, _ := r.Refresh(ctx); len(again.Warnings) != 1 || again.Added+again.Updated+again.Deleted != 0 {
+		t.Fatalf("second refresh = %+v", again)
+	}
+}
+
+// The private folder is recognised however a path spells it: by identity
+// of the directory, as a case-insensitive filesystem (or a bind mount)
+// presents it. The test bind-mounts private/ onto PRIVATE/ inside a
+// private user and mount namespace, which is exactly what a
+// case-insensitive filesystem shows: two spellings, one directory.
+func TestPrivateFolderSpelledDifferently(t *testing.T) {
+	if os.Getenv("JARVIS_VAULT_BIND_ROOT") == "" {
+		unshare, err := exec.LookPath("unshare")
+		if err != nil {
+			t.Skip("needs unshare(1) to bind-mount in a private namespace")
+		}
+		root := t.TempDir()
+		cmd := exec.Command(unshare, "--user", "--map-root-user", "--mount", os.Args[0], "-test.run=^TestPrivateFolderSpelledDifferently$", "-test.v")
+		cmd.Env = append(os.Environ(), "JARVIS_VAULT_BIND_ROOT="+root)
+		out, err := cmd.CombinedOutput()
+		if strings.Contains(string(out), "unshare failed") || strings.Contains(string(out), "Operation not permitted") && !strings.Contains(string(out), "--- ") {
+			t.Skipf("user namespaces are not available here: %s", out)
+		}
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestPrivateFolderSpelledDifferently") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	root := filepath.Join(os.Getenv("JARVIS_VAULT_BIND_ROOT"), "vault")
+	write(t, root, "private/secret.md", "secret")
+	os.MkdirAll(filepath.Join(root, "PRIVATE"), 0o755)
+	alias := filepath.Join(os.Getenv("JARVIS_VAULT_BIND_ROOT"), "alias")
+	os.MkdirAll(alias, 0o755)
+	for _, m := range [][2]string{{filepath.Join(root, "private"), filepath.Join(root, "PRIVATE")}, {root, alias}} {
+		if err := syscall.Mount(m[0], m[1], "", syscall.MS_BIND, ""); err != nil {
+			t.Fatalf("bind %s: %v", m[1], err)
+		}
+	}
+	dirs := []string{"private"}
+	for _, p := range []string{
+		filepath.Join(root, "PRIVATE", "secret.md"),
+		filepath.Join(alias, "private", "secret.md"),
+		filepath.Join(alias, "PRIVATE", "secret.md"),
+		filepath.Join(root, "notes", "..", "PRIVATE", "secret.md"),
+	} {
+		if v := Visibility(root, p, dirs); v != kb.Private {
+			t.Errorf("Visibility(%s) = %s", p, v)
+		}
+		if !InPrivateFolder(root, p, dirs) {
+			t.Errorf("InPrivateFolder(%s) = false", p)
+		}
+		if rel, inside := Locate(root, p); !inside || !strings.EqualFold(rel, "private/secret.md") {
+			t.Errorf("Locate(%s) = %q %v", p, rel, inside)
+		}
 	}
 }

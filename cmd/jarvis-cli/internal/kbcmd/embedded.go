@@ -56,8 +56,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		Short: "Add PDFs (as public papers) or Markdown/text files (as notes)",
 		Long: "A PDF is added as a paper: its highlights and notes first, then an LLM summary (default)\n" +
 			"or the full text (--full-text), optionally figure captions (--figures). A Markdown file\n" +
-			"inside the configured vault keeps the vault's privacy rules; one elsewhere is public unless\n" +
-			"--private. Re-adding a file replaces its entry.",
+			"is classified by the file it resolves to (links and .. followed): inside the vault it keeps\n" +
+			"the vault's privacy rules, so a link to a note in a private folder adds it as private; one\n" +
+			"elsewhere is public unless --private. Re-adding a file replaces its entry.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
 			failed := 0
@@ -81,7 +82,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			return nil
 		}),
 	}
-	add.Flags().BoolVar(&ao.Private, "private", false, "store Markdown files from outside the vault as private")
+	add.Flags().BoolVar(&ao.Private, "private", false, "mark the notes private (refused for PDFs, which are always public, and for notes in a public vault folder)")
 	add.Flags().BoolVar(&ao.FullText, "full-text", false, "PDFs: store every chunk of the text instead of a summary")
 	add.Flags().BoolVar(&ao.Figures, "figures", false, "PDFs: caption embedded figures with the vision model")
 	add.Flags().StringVar(&ao.Title, "title", "", "PDFs: title (skips inference)")

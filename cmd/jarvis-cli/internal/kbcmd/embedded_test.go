@@ -225,3 +225,31 @@ func TestAddDigest(t *testing.T) {
 		t.Fatalf("list:\n%s", out)
 	}
 }
+
+// kb add classifies the file a path resolves to: a link elsewhere to a note
+// in a private vault folder adds that note as private; --private marks an
+// outside note private and refuses what it cannot honour.
+func TestAddClassifiesLinksAndHonoursPrivate(t *testing.T) {
+	cfg, ext := e2e(t)
+	link := filepath.Join(filepath.Dir(ext), "link.md")
+	if err := os.Symlink(filepath.Join(cfg.Vault.Path, "private", "diary.md"), link); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, cfg, "", "add", link); err != nil || !strings.Contains(out, "added as vault note private/diary.md") {
+		t.Fatalf("add link: %v\n%s", err, out)
+	}
+	if out, err := run(t, cfg, "", "add", "--private", ext); err != nil || !strings.Contains(out, "(private note)") {
+		t.Fatalf("add --private: %v\n%s", err, out)
+	}
+	out, _ := run(t, cfg, "", "stats")
+	if !strings.Contains(out, "documents: 2") || !strings.Contains(out, "private chunks: 2") {
+		t.Fatalf("stats:\n%s", out)
+	}
+	out, _ = run(t, cfg, "", "search", "--private=false", "worried grant budget transformer attention")
+	if strings.Contains(out, "diary") || strings.Contains(out, "attention") {
+		t.Fatalf("a private note in a public-only search:\n%s", out)
+	}
+	if _, err := run(t, cfg, "", "add", "--private", filepath.Join(cfg.Vault.Path, "garden", "roses.md")); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("--private on a public vault note: %v", err)
+	}
+}
