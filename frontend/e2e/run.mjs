@@ -391,7 +391,7 @@ await test('drafts: unsaved text survives a view switch and a reload; saves are 
   await page.keyboard.press('Control+End')
   await page.keyboard.type('\n\nSecond thoughts.')
   await page.keyboard.press('Control+s')
-  await page.getByText('Saved mine.md.').waitFor()
+  await page.getByTestId('tab').filter({ hasText: 'mine.md' }).filter({ hasNotText: '•' }).waitFor() // saved: no unsaved marker
   await page.getByRole('button', { name: 'History' }).click()
   const history = page.getByTestId('history')
   await expectText(history, /today \d/)
@@ -402,8 +402,11 @@ await test('drafts: unsaved text survives a view switch and a reload; saves are 
   await a11y('restore dialog')
   await dialog.getByRole('button', { name: 'Restore this version' }).click()
   await page.getByText(/Restored the version from/).waitFor()
-  const text = await page.locator('.cm-content').textContent()
-  check(!/Second thoughts/.test(text) && /Written by hand/.test(text), 'restore did not bring the version back: ' + text)
+  // The editor takes the restored text a moment after the notice shows.
+  const restored = await page
+    .waitForFunction(() => { const t = document.querySelector('.cm-content')?.textContent ?? ''; return !/Second thoughts/.test(t) && /Written by hand/.test(t) }, null, { timeout: 5000 })
+    .then(() => true, () => false)
+  check(restored, 'restore did not bring the version back: ' + (await page.locator('.cm-content').textContent()))
 })
 
 await test('the sync panel reads the status file', async () => {
