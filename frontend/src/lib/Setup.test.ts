@@ -81,7 +81,7 @@ describe('the setup panel', () => {
     await fireEvent.click(save)
     await waitFor(() => expect(w.called('Setup.SetPrivateDirs')[0]?.args).toEqual([['private', 'journal']]))
     await fireEvent.input(screen.getByLabelText('Never index'), { target: { value: 'templates, archive/* ,' } })
-    await fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    await fireEvent.click(screen.getByRole('button', { name: 'Save exclusions' }))
     await waitFor(() => expect(w.called('Setup.SetExclude')[0]?.args).toEqual([['templates', 'archive/*']]))
     await fireEvent.click(screen.getByRole('button', { name: 'Start using Jarvis' }))
     expect(screen.getByTestId('setup').closest('[hidden]')).toBeTruthy()
@@ -122,6 +122,7 @@ describe('the setup panel', () => {
       'Setup.SetChat': () => null,
     })
     render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Or use a cloud model (Anthropic, OpenRouter)'))
     const field = (await screen.findByLabelText('Anthropic API key')) as HTMLInputElement
     expect(field.type).toBe('password')
     expect((screen.getByLabelText('Model', { selector: '#model-anthropic' }) as HTMLInputElement).value).toBe('claude-sonnet-4-6')
