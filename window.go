@@ -45,7 +45,12 @@ func wireWindow(svc *app.Services, cfg *config.Config, wailsCtx *atomic.Pointer[
 		if err != nil {
 			return "", err
 		}
-		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+		// It opens in the current vault when there is one, else at home.
+		start := cfg.Vault.Path
+		if st, err := os.Stat(start); err != nil || !st.IsDir() {
+			start, _ = os.UserHomeDir()
+		}
+		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
 	}
 	svc.OnVaultChange(func() { go restartTray(cfg) })
 	svc.Start()

@@ -494,6 +494,7 @@ await test('first launch: a question gets a cited search-only answer whose citat
   await expectText(reply.getByTestId('offline'), /Search results — no language model connected/)
   check(!(await reply.locator('details').first().evaluate((d) => d.open)), 'the reason is not behind "Why"')
   check(!/dial tcp|\[source:/.test(await reply.locator('.md').innerText()), 'an error chain or a raw marker is in the answer')
+  check((await notices()) === 0, 'the unreachable model is also reported as an error')
   const chip = reply.getByTestId('citation').filter({ hasText: /tomatoes/ }).first()
   await chip.click()
   await expectText(page.getByTestId('viewer').getByTestId('cited'), /full sun and deep watering/)

@@ -110,6 +110,7 @@ describe('the setup panel', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Use this model' }))
     await waitFor(() => expect(w.called('Setup.SetChat')[0]?.args).toEqual(['ollama', 'qwen3:8b']))
     expect(await screen.findByText("New chats use Ollama's qwen3:8b.")).toBeTruthy()
+    await waitFor(() => expect(w.called('Shell.Info')).toHaveLength(2)) // the header reads the new default
   })
 
   it('takes an API key in a password field, sends it once and only ever shows "key set"', async () => {
