@@ -22,6 +22,8 @@ type Setup struct {
 type SetupView struct {
 	setup.State
 	DownloadMB int `json:"downloadMB"` // the search models' approximate size
+	// Configured is each provider's configured model, to prefill the panel.
+	Configured map[string]string `json:"configured"`
 }
 
 // State inspects the configuration, the chat model and the search models.
@@ -30,7 +32,9 @@ func (s *Setup) State() SetupView {
 	if st.Vault.Folders == nil {
 		st.Vault.Folders = []string{}
 	}
-	return SetupView{State: st, DownloadMB: setup.ModelDownloadMB}
+	cfg := s.core.cfg
+	return SetupView{State: st, DownloadMB: setup.ModelDownloadMB, Configured: map[string]string{
+		"ollama": cfg.Chat.OllamaModel, "anthropic": cfg.Chat.AnthropicModel, "openrouter": cfg.OpenRouter.Model}}
 }
 
 // ChooseFolder opens the desktop's folder dialog; "" means cancelled.
