@@ -142,14 +142,7 @@ func openWindow(cfg *config.Config, loadErr error) error {
 		} else {
 			svc := app.NewServices(cfg, ag, emit, os.Getenv)
 			defer svc.Close()
-			svc.Library.Pick = func(title string) ([]string, error) {
-				ctx := wailsCtx.Load()
-				if ctx == nil {
-					return nil, fmt.Errorf("the window is not ready yet")
-				}
-				return runtime.OpenMultipleFilesDialog(*ctx, runtime.OpenDialogOptions{Title: title,
-					Filters: []runtime.FileFilter{{DisplayName: "PDFs and notes", Pattern: "*.pdf;*.md;*.markdown;*.txt"}}})
-			}
+			wireWindow(svc, cfg, &wailsCtx)
 			bind = svc.Bind()
 		}
 	}

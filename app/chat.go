@@ -6,7 +6,6 @@ import (
 	gosync "sync"
 	"time"
 
-	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
@@ -21,7 +20,7 @@ const ChatEvent = "chat"
 
 // Chat serves sessions and turns.
 type Chat struct {
-	ag     *agent.Agent
+	core   *core
 	emit   Emit
 	getenv func(string) string
 
@@ -39,28 +38,38 @@ type SessionRow struct {
 // SessionView is an opened session. Messages are Markdown; the window
 // renders them (frontend/src/lib/markdown.ts).
 type SessionView struct {
-	ID      string             `json:"id"`
-	Title   string             `json:"title"`
-	Spec    string             `json:"spec"`
-	Private bool               `json:"private"`
-	KBOnly  bool               `json:"kbOnly"`
-	Pinned  bool               `json:"pinned"`
-	CostUSD float64            `json:"costUsd"`
-	Busy    bool               `json:"busy"`
-	Display []chat.DisplayItem `json:"display"`
+	ID      string        `json:"id"`
+	Title   string        `json:"title"`
+	Spec    string        `json:"spec"`
+	Private bool          `json:"private"`
+	KBOnly  bool          `json:"kbOnly"`
+	Pinned  bool          `json:"pinned"`
+	CostUSD float64       `json:"costUsd"`
+	Busy    bool          `json:"busy"`
+	Display []DisplayView `json:"display"`
 }
+
+// DisplayView is one shown message. Offline marks a search-only answer
+// (no language model was reachable), which the window labels apart.
+type DisplayView struct {
+	chat.DisplayItem
+	Offline bool `json:"offline,omitempty"`
+}
+
+// offlineHead is how a search-only answer begins (chat.OfflineAnswer).
+var offlineHead = "**" + chat.OfflineLabel + ".**"
 
 func (c *Chat) view(s *chat.Session) SessionView {
 	cost := 0.0
 	for _, v := range s.Cost {
 		cost += v.USD
 	}
-	d := s.Display
-	if d == nil {
-		d = []chat.DisplayItem{}
+	d := make([]DisplayView, 0, len(s.Display))
+	for _, m := range s.Display {
+		d = append(d, DisplayView{DisplayItem: m, Offline: m.Role == "assistant" && strings.HasPrefix(m.Text, offlineHead)})
 	}
 	return SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
-		CostUSD: cost, Busy: c.ag.Runner.Busy(s.ID), Display: d}
+		CostUSD: cost, Busy: c.core.agent().Runner.Busy(s.ID), Display: d}
 }
 
 // session returns an open session, loading it on first use.
@@ -70,7 +79,7 @@ func (c *Chat) session(id string) (*chat.Session, error) {
 	if s, ok := c.open[id]; ok {
 		return s, nil
 	}
-	s, err := c.ag.Sessions.Load(id)
+	s, err := c.core.agent().Sessions.Load(id)
 	if err != nil {
 		return nil, err
 	}
@@ -80,18 +89,18 @@ func (c *Chat) session(id string) (*chat.Session, error) {
 
 // List is the sidebar: saved sessions plus open unsaved ones.
 func (c *Chat) List() ([]SessionRow, error) {
-	saved, _ := c.ag.Sessions.List() // unreadable files are skipped and logged by the store
+	saved, _ := c.core.agent().Sessions.List() // unreadable files are skipped and logged by the store
 	out := []SessionRow{}
 	seen := map[string]bool{}
 	for _, s := range saved {
-		out = append(out, SessionRow{Summary: s, Busy: c.ag.Runner.Busy(s.ID)})
+		out = append(out, SessionRow{Summary: s, Busy: c.core.agent().Runner.Busy(s.ID)})
 		seen[s.ID] = true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for id, s := range c.open {
 		if !seen[id] {
-			out = append(out, SessionRow{Summary: chat.Summary{ID: id, Title: s.Title, Updated: s.Updated, Spec: s.ModelSpec()}, Busy: c.ag.Runner.Busy(id)})
+			out = append(out, SessionRow{Summary: chat.Summary{ID: id, Title: s.Title, Updated: s.Updated, Spec: s.ModelSpec()}, Busy: c.core.agent().Runner.Busy(id)})
 		}
 	}
 	return out, nil
@@ -100,13 +109,13 @@ func (c *Chat) List() ([]SessionRow, error) {
 // New starts a session with a model spec ("" = the configured default).
 func (c *Chat) New(spec string, kbOnly bool) (SessionView, error) {
 	if spec == "" {
-		spec = c.ag.Cfg.Chat.Provider
+		spec = c.core.agent().Cfg.Chat.Provider
 	}
-	sp, err := llm.Resolve(c.ag.Cfg, spec)
+	sp, err := llm.Resolve(c.core.agent().Cfg, spec)
 	if err != nil {
 		return SessionView{}, err
 	}
-	s := c.ag.Sessions.New(sp, kbOnly)
+	s := c.core.agent().Sessions.New(sp, kbOnly)
 	c.mu.Lock()
 	c.open[s.ID] = s
 	c.mu.Unlock()
@@ -128,7 +137,9 @@ func (c *Chat) Send(id, message string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.ag.Runner.Start(context.Background(), s, message, c.relay(id))
+	c.core.turns.RLock()
+	defer c.core.turns.RUnlock()
+	_, err = c.core.agent().Runner.Start(context.Background(), s, message, c.relay(id))
 	return err
 }
 
@@ -139,8 +150,28 @@ func (c *Chat) Continue(id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.ag.Runner.Continue(context.Background(), s, c.relay(id))
+	c.core.turns.RLock()
+	defer c.core.turns.RUnlock()
+	_, err = c.core.agent().Runner.Continue(context.Background(), s, c.relay(id))
 	return err
+}
+
+// anyBusy reports whether a turn is running in any open session (turns
+// only run in sessions the window opened).
+func (c *Chat) anyBusy() bool {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.open))
+	for id := range c.open {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	r := c.core.agent().Runner
+	for _, id := range ids {
+		if r.Busy(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // relay forwards a new turn's events to the window and keeps them for a
@@ -175,20 +206,22 @@ type TurnInFlight struct {
 
 // Replay returns the session's running turn, or nil when it is idle.
 func (c *Chat) Replay(id string) *TurnInFlight {
-	if !c.ag.Runner.Busy(id) {
+	if !c.core.agent().Runner.Busy(id) {
 		return nil
 	}
-	q := c.ag.Runner.Question(id)
+	q := c.core.agent().Runner.Question(id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return &TurnInFlight{Question: q, Events: append([]chat.Event{}, c.replay[id]...)}
 }
 
 // Stop rolls the session's turn back at once.
-func (c *Chat) Stop(id string) bool { return c.ag.Runner.Stop(id) }
+func (c *Chat) Stop(id string) bool { return c.core.agent().Runner.Stop(id) }
 
 // Confirm answers a confirmation by its token.
-func (c *Chat) Confirm(token string, yes bool) error { return c.ag.Confirm.Answer(token, yes) }
+func (c *Chat) Confirm(token string, yes bool) error {
+	return c.core.agent().Confirm.Answer(token, yes)
+}
 
 // NeedsCompaction says whether the next turn will compact first.
 func (c *Chat) NeedsCompaction(id string) (bool, error) {
@@ -196,7 +229,7 @@ func (c *Chat) NeedsCompaction(id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return chat.NeedsCompaction(s, c.ag.Runner.CompactAfter, c.ag.Runner.CompactKeep), nil
+	return chat.NeedsCompaction(s, c.core.agent().Runner.CompactAfter, c.core.agent().Runner.CompactKeep), nil
 }
 
 // Rename sets a session's title.
@@ -227,7 +260,7 @@ func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
 // SetModel switches a session's model; a private session refuses cloud ones.
 func (c *Chat) SetModel(id, spec string) (SessionView, error) {
 	s, err := c.mutate(id, func(s *chat.Session) error {
-		sp, err := llm.ValidateSwitch(c.ag.Cfg, spec, s.Private, c.getenv)
+		sp, err := llm.ValidateSwitch(c.core.agent().Cfg, spec, s.Private, c.getenv)
 		if err != nil {
 			return err
 		}
@@ -248,22 +281,22 @@ func (c *Chat) SetKBOnly(id string, on bool) (SessionView, error) {
 
 // Delete removes a session and its indexed exchanges.
 func (c *Chat) Delete(id string) error {
-	if c.ag.Runner.Busy(id) {
+	if c.core.agent().Runner.Busy(id) {
 		return errs.New(errs.Conflict, "chat.Delete", "stop the running answer before deleting this session")
 	}
 	c.mu.Lock()
 	delete(c.open, id)
 	c.mu.Unlock()
-	return c.ag.Sessions.Delete(id)
+	return c.core.agent().Sessions.Delete(id)
 }
 
 // Models is the model picker's catalogue.
 func (c *Chat) Models(current string) []llm.CatalogueEntry {
-	return llm.Catalogue(c.ag.Cfg, current, c.getenv)
+	return llm.Catalogue(c.core.agent().Cfg, current, c.getenv)
 }
 
 func (c *Chat) mutate(id string, fn func(*chat.Session) error) (*chat.Session, error) {
-	if c.ag.Runner.Busy(id) {
+	if c.core.agent().Runner.Busy(id) {
 		return nil, errs.New(errs.Conflict, "chat", "this session is answering; wait or stop it first")
 	}
 	s, err := c.session(id)
@@ -288,5 +321,5 @@ func (c *Chat) saveIfStarted(s *chat.Session) error {
 		s.Updated = time.Now().UTC()
 		return nil
 	}
-	return c.ag.Sessions.Save(s)
+	return c.core.agent().Sessions.Save(s)
 }

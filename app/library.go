@@ -11,20 +11,17 @@ import (
 	"strings"
 	gosync "sync"
 
-	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
 // Library serves the library modal: documents, search, metadata edits and
 // two-step removal.
 type Library struct {
-	ag  *agent.Agent
-	ops *ops.Tracker
+	core *core
 
 	mu      gosync.Mutex
 	removal map[string]RemovalPreview // token -> the document awaiting the second click
@@ -37,11 +34,11 @@ type Library struct {
 }
 
 func (l *Library) store() (*kb.Store, error) {
-	if l.ag.Engine == nil {
-		return nil, errs.WithHint(errs.New(errs.NotFound, "library", "the knowledge base is not available: %v", l.ag.EngineErr),
-			"install the models (jarvis-cli models fetch) and restart Jarvis")
+	eng := l.core.agent().Engine
+	if eng == nil {
+		return nil, l.core.noStore("library")
 	}
-	return l.ag.Engine.Store, nil
+	return eng.Store, nil
 }
 
 var kindTypes = map[string][]string{"papers": {kb.DocPaper, kb.DocDigest}, "notes": {kb.DocNote}, "chat": {kb.DocChat}, "": nil, "all": nil}
@@ -81,16 +78,23 @@ type HitView struct {
 	Score    float64       `json:"score"`
 }
 
+// SearchView is a search's hits and how they were found.
+type SearchView struct {
+	Hits   []HitView `json:"hits"`
+	Mode   string    `json:"mode"`   // keyword | hybrid (keyword + dense), + rerank
+	Detail string    `json:"detail"` // the mode with how far the vectors cover the pool
+}
+
 // Search runs the retrieval pipeline locally (private notes included: the
 // results stay on this machine).
-func (l *Library) Search(query string, n int) ([]HitView, error) {
-	if l.ag.Engine == nil {
-		_, err := l.store()
-		return nil, err
+func (l *Library) Search(query string, n int) (SearchView, error) {
+	eng := l.core.agent().Engine
+	if eng == nil {
+		return SearchView{}, l.core.noStore("library.Search")
 	}
-	res, err := l.ag.Engine.Searcher.Search(context.Background(), query, n, kb.Filter{})
+	res, err := eng.Searcher.Search(context.Background(), query, n, kb.Filter{})
 	if err != nil {
-		return nil, err
+		return SearchView{}, err
 	}
 	out := []HitView{}
 	for _, h := range res.Hits {
@@ -98,7 +102,31 @@ func (l *Library) Search(query string, n int) ([]HitView, error) {
 		cit := chat.Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: h.Chunk.ID, FilePath: m.FilePath}
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content, Score: h.Score})
 	}
-	return out, nil
+	return SearchView{Hits: out, Mode: res.Mode.Kind(), Detail: res.Mode.String()}, nil
+}
+
+// SearchStatus is the knowledge base's search mode at a glance.
+type SearchStatus struct {
+	Mode    string `json:"mode"`    // keyword | hybrid (keyword + dense), + rerank
+	Summary string `json:"summary"` // the mode with the chunks still waiting for vectors
+	Chunks  int    `json:"chunks"`
+	Pending int    `json:"pending"`
+}
+
+// Status says how search works right now.
+func (l *Library) Status() (SearchStatus, error) { return l.core.searchStatus(context.Background()) }
+
+func (c *core) searchStatus(ctx context.Context) (SearchStatus, error) {
+	eng := c.agent().Engine
+	if eng == nil {
+		return SearchStatus{}, c.noStore("library.Status")
+	}
+	st, err := eng.Status(ctx)
+	if err != nil {
+		return SearchStatus{}, err
+	}
+	mode := kb.Mode{Keyword: true, Dense: st.Embed.Loaded, Rerank: st.Rerank.Loaded}.Kind()
+	return SearchStatus{Mode: mode, Summary: st.Mode(), Chunks: st.Chunks, Pending: st.Pending}, nil
 }
 
 // Stats are the counts.
@@ -218,7 +246,7 @@ func (l *Library) Remove(token string, exclude bool) (int, error) {
 
 // excludeFromVault appends rel to vault.exclude, on disk and in memory.
 func (l *Library) excludeFromVault(rel string) error {
-	cfg := l.ag.Cfg
+	cfg := l.core.cfg
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if slices.Contains(cfg.Vault.Exclude, rel) {
@@ -247,7 +275,7 @@ func (l *Library) Locate(c chat.Citation) (string, error) {
 		if clean := filepath.Clean(filepath.FromSlash(rel)); filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 			return "", errs.New(errs.Invalid, "library", "%q is not a path inside the vault", rel)
 		}
-		return filepath.Join(l.ag.Cfg.Vault.Path, filepath.FromSlash(rel)), nil
+		return filepath.Join(l.core.cfg.Vault.Path, filepath.FromSlash(rel)), nil
 	}
 	return "", errs.New(errs.NotFound, "library", "%s is not a file on this machine", c.Source)
 }

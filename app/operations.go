@@ -18,9 +18,9 @@ const OpEvent = "op"
 // its id; progress arrives as "op" events. A PDF already stored under the
 // same source is replaced.
 func (l *Library) Add(path string, fullText bool) (string, error) {
-	if l.ag.Engine == nil {
-		_, err := l.store()
-		return "", err
+	ag := l.core.agent()
+	if ag.Engine == nil {
+		return "", l.core.noStore("library.Add")
 	}
 	path = strings.TrimSpace(path)
 	if !filepath.IsAbs(path) {
@@ -30,15 +30,15 @@ func (l *Library) Add(path string, fullText bool) (string, error) {
 	if fullText {
 		mode = ingest.FullText
 	}
-	return l.ops.Start("add", filepath.Base(path), func(ctx context.Context, report ops.Report) (string, error) {
+	return l.core.ops.Start("add", filepath.Base(path), func(ctx context.Context, report ops.Report) (string, error) {
 		var model ingest.Model
-		if p, err := l.ag.Provider(l.ag.Cfg.Chat.Provider); err == nil {
+		if p, err := ag.Provider(ag.Cfg.Chat.Provider); err == nil {
 			model = p
 		} else if mode == ingest.Summary {
 			return "", errs.WithHint(err, "add it as full text, or configure a model")
 		}
 		step := 0
-		res, err := l.ag.Engine.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Paper: ingest.Paper{Mode: mode},
+		res, err := ag.Engine.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Paper: ingest.Paper{Mode: mode},
 			Report: func(stage string) { step++; report(stage, step, 3) }})
 		if err != nil {
 			return "", err
@@ -47,32 +47,24 @@ func (l *Library) Add(path string, fullText bool) (string, error) {
 		if len(res.Warnings) > 0 {
 			msg += fmt.Sprintf(" (%d warning(s): %s)", len(res.Warnings), strings.Join(res.Warnings, "; "))
 		}
+		l.core.bg.kick() // embed what was stored without vectors
 		return msg, nil
 	}), nil
 }
 
 // SyncVault runs an incremental vault sync as an operation.
 func (l *Library) SyncVault() (string, error) {
-	if l.ag.Engine == nil {
-		_, err := l.store()
-		return "", err
+	if l.core.agent().Engine == nil {
+		return "", l.core.noStore("library.SyncVault")
 	}
-	return l.ops.Start("vault", "Vault sync", func(ctx context.Context, report ops.Report) (string, error) {
-		r := l.ag.Engine.Refresher()
-		r.Progress = func(done, total int) { report("reading notes", done, total) }
-		res, err := r.Refresh(ctx)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%d added, %d updated, %d deleted, %d warnings", res.Added, res.Updated, res.Deleted, len(res.Warnings)), nil
-	}), nil
+	return l.core.refreshVault("Vault sync", nil), nil
 }
 
 // CancelOp stops a running operation.
-func (l *Library) CancelOp(id string) bool { return l.ops.Cancel(id) }
+func (l *Library) CancelOp(id string) bool { return l.core.ops.Cancel(id) }
 
 // Ops lists recent operations (for a reopened window to resync).
-func (l *Library) Ops() []ops.Op { return l.ops.List() }
+func (l *Library) Ops() []ops.Op { return l.core.ops.List() }
 
 // RetryOp runs a failed operation again (when its failure was transient).
-func (l *Library) RetryOp(id string) (string, error) { return l.ops.Retry(id) }
+func (l *Library) RetryOp(id string) (string, error) { return l.core.ops.Retry(id) }

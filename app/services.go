@@ -14,36 +14,46 @@ type Services struct {
 	Chat     *Chat
 	Library  *Library
 	Settings *Settings
+	Setup    *Setup
 	Editor   *Editor
 	Sync     *Sync
-	agent    *agent.Agent
+	core     *core
 }
 
-// NewServices assembles the window's services over one agent.
+// NewServices assembles the window's services over one agent; Start starts
+// the background work beside them.
 func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(string) string) *Services {
-	tracker := &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact}
+	c := &core{cfg: cfg, getenv: getenv, emit: emit, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact}}
+	c.ag.Store(ag)
+	ch := &Chat{core: c, emit: emit, getenv: getenv, open: map[string]*chat.Session{}}
+	c.busy = ch.anyBusy
 	return &Services{
-		Shell:    &Shell{cfg: cfg, notes: engineNote(ag)},
-		Chat:     &Chat{ag: ag, emit: emit, getenv: getenv, open: map[string]*chat.Session{}},
-		Library:  &Library{ag: ag, ops: tracker},
-		Settings: &Settings{cfg: cfg, prompts: ag.Prompts, ops: tracker, getenv: getenv},
+		Shell:    &Shell{cfg: cfg, core: c},
+		Chat:     ch,
+		Library:  &Library{core: c},
+		Settings: &Settings{core: c, prompts: ag.Prompts},
+		Setup:    &Setup{core: c},
 		Editor:   &Editor{ws: ag.Drafts, cfg: cfg},
 		Sync:     &Sync{cfg: cfg},
-		agent:    ag,
+		core:     c,
 	}
 }
 
-func engineNote(ag *agent.Agent) []string {
-	if ag.EngineErr == nil {
-		return nil
-	}
-	return []string{"Knowledge base unavailable: " + ag.EngineErr.Error()}
-}
+// Start runs the live vault watcher and the embedding backfill in this
+// process, over the agent's knowledge base.
+func (s *Services) Start() { s.core.startBackground() }
+
+// OnVaultChange is told after the vault settings changed on disk (the
+// window restarts the tray process, which runs with the settings it read).
+func (s *Services) OnVaultChange(fn func()) { s.core.changed = fn }
 
 // Bind lists the services for wails.Run.
 func (s *Services) Bind() []any {
-	return []any{s.Shell, s.Chat, s.Library, s.Settings, s.Editor, s.Sync}
+	return []any{s.Shell, s.Chat, s.Library, s.Settings, s.Setup, s.Editor, s.Sync}
 }
 
-// Close releases the knowledge base.
-func (s *Services) Close() error { return s.agent.Close() }
+// Close stops the background work and releases the knowledge base.
+func (s *Services) Close() error {
+	s.core.stopBackground()
+	return s.core.agent().Close()
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/ops"
@@ -14,25 +15,26 @@ import (
 
 // Settings serves the settings modal: response style, prompts, summary.
 type Settings struct {
-	cfg     *config.Config
+	core    *core
 	prompts prompts.Store
-	ops     *ops.Tracker
-	getenv  func(string) string
 }
 
 // Summary is the configuration at a glance (no secrets).
-func (s *Settings) Summary() []string { return s.cfg.Summary() }
+func (s *Settings) Summary() []string { return s.core.cfg.Summary() }
 
 // ResponseStyle is [chat] response_style.
-func (s *Settings) ResponseStyle() string { return s.cfg.Chat.ResponseStyle }
+func (s *Settings) ResponseStyle() string { return s.core.cfg.Chat.ResponseStyle }
 
 // SetResponseStyle writes response_style back to config.toml, keeping every
 // other line of the file as it was, and applies it from the next turn.
 func (s *Settings) SetResponseStyle(style string) error {
-	if err := config.SetIn(s.cfg.Home, "chat", "response_style", style); err != nil {
+	cfg := s.core.cfg
+	s.core.turns.Lock() // a turn reads it as it starts
+	defer s.core.turns.Unlock()
+	if err := config.SetIn(cfg.Home, "chat", "response_style", style); err != nil {
 		return err
 	}
-	s.cfg.Chat.ResponseStyle = style
+	cfg.Chat.ResponseStyle = style
 	return nil
 }
 
@@ -62,23 +64,27 @@ func (s *Settings) Models() ([]ModelRow, error) {
 		return nil, err
 	}
 	out := []ModelRow{}
+	cfg := s.core.cfg
 	for _, model := range m.Models {
-		st := models.Inspect(s.cfg.RAG.ModelsDir, model)
+		st := models.Inspect(cfg.RAG.ModelsDir, model)
 		out = append(out, ModelRow{ID: model.ID, Role: model.Role, License: model.License, Installed: st.Installed, Missing: len(st.Missing),
-			Configured: model.ID == s.cfg.RAG.EmbedModel || model.ID == s.cfg.RAG.RerankModel})
+			Configured: model.ID == cfg.RAG.EmbedModel || model.ID == cfg.RAG.RerankModel})
 	}
 	return out, nil
 }
 
 // FetchModels downloads the configured models that are not installed, as
-// an operation with byte progress. Jarvis loads them on its next start.
+// an operation with byte progress, then loads them into the running
+// knowledge base and starts the backfill (its own operation) that embeds
+// what was stored without vectors. No restart.
 func (s *Settings) FetchModels() (string, error) {
 	m, err := models.Load()
 	if err != nil {
 		return "", err
 	}
+	cfg := s.core.cfg
 	var todo []models.Model
-	for _, id := range []string{s.cfg.RAG.EmbedModel, s.cfg.RAG.RerankModel} {
+	for _, id := range []string{cfg.RAG.EmbedModel, cfg.RAG.RerankModel} {
 		if id == "" || filepath.IsAbs(id) {
 			continue
 		}
@@ -86,21 +92,43 @@ func (s *Settings) FetchModels() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if !models.Inspect(s.cfg.RAG.ModelsDir, model).Installed {
+		if !models.Inspect(cfg.RAG.ModelsDir, model).Installed {
 			todo = append(todo, model)
 		}
 	}
 	if len(todo) == 0 {
 		return "", errs.New(errs.Invalid, "settings.FetchModels", "the configured models are already installed")
 	}
-	return s.ops.Start("models", "Download models", func(ctx context.Context, report ops.Report) (string, error) {
-		f := models.NewFetcher(s.getenv)
+	return s.core.ops.Start("models", "Download search models", func(ctx context.Context, report ops.Report) (string, error) {
+		f := models.NewFetcher(s.core.getenv)
 		for i, model := range todo {
 			f.Progress = func(path string, n int64) { report(fmt.Sprintf("%s: %s %d KiB", model.ID, path, n>>10), i, len(todo)) }
-			if err := f.Fetch(ctx, s.cfg.RAG.ModelsDir, model); err != nil {
+			if err := f.Fetch(ctx, cfg.RAG.ModelsDir, model); err != nil {
 				return "", err
 			}
 		}
-		return fmt.Sprintf("installed %d model(s); restart Jarvis to use them", len(todo)), nil
+		eng := s.core.agent().Engine
+		if eng == nil {
+			return fmt.Sprintf("installed %d model(s)", len(todo)), nil
+		}
+		if err := eng.LoadModels(ctx); err != nil {
+			return "", err
+		}
+		defer s.core.emitStatus()
+		st, err := eng.Status(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, m := range []engine.ModelStatus{st.Embed, st.Rerank} {
+			if m.Issue != nil {
+				return "", errs.WithHint(errs.Wrapf(errs.RAG, "settings.FetchModels", m.Issue, "%s was downloaded but does not load", m.Spec),
+					"the download may be damaged: `jarvis-cli models verify` checks it; download it again after removing its folder")
+			}
+		}
+		if !st.Embed.Loaded {
+			return fmt.Sprintf("installed %d model(s); search results are reranked now", len(todo)), nil
+		}
+		s.core.bg.kick()
+		return fmt.Sprintf("installed %d model(s); your notes and papers are being embedded in the background", len(todo)), nil
 	}), nil
 }

@@ -21,7 +21,7 @@ type AppInfo struct {
 type Shell struct {
 	cfg     *config.Config
 	loadErr error
-	notes   []string // start-up problems found while assembling the services
+	core    *core // nil when only the shell is bound
 }
 
 // NewShell wraps the loaded configuration. loadErr, when set, is reported as
@@ -44,6 +44,10 @@ func (s *Shell) Info() AppInfo {
 	info.Provider = config.ProviderName(s.cfg.Chat.Provider)
 	info.Model = s.cfg.DefaultModel()
 	info.Warnings = append(info.Warnings, s.cfg.Warnings...)
-	info.Warnings = append(info.Warnings, s.notes...)
+	if s.core != nil {
+		if ag := s.core.agent(); ag.EngineErr != nil {
+			info.Warnings = append(info.Warnings, "Knowledge base unavailable: "+ag.EngineErr.Error())
+		}
+	}
 	return info
 }

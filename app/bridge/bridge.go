@@ -9,7 +9,7 @@
 // directly: POST /bridge/runtime records a runtime call (BrowserOpenURL) and
 // GET /bridge/runtime lists them, so a test can prove a link was handed to
 // the system browser; POST /bridge/dialog queues the answer the next native
-// file dialog gives (Dialog).
+// file or folder dialog gives (Dialog, Folder).
 package bridge
 
 import (
@@ -50,6 +50,16 @@ func (b *Bridge) Dialog(string) ([]string, error) {
 	next := b.dialogs[0]
 	b.dialogs = b.dialogs[1:]
 	return next, nil
+}
+
+// Folder answers a native folder dialog with the first of the next queued
+// paths ("" when nothing is queued: the human cancelled).
+func (b *Bridge) Folder(title string) (string, error) {
+	paths, err := b.Dialog(title)
+	if err != nil || len(paths) == 0 {
+		return "", err
+	}
+	return paths[0], nil
 }
 
 // New registers services under their type names (Chat, Library, ...), the

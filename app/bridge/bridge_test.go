@@ -101,6 +101,13 @@ func TestRuntimeCallsAreRecordedAndDialogsAnswered(t *testing.T) {
 	if paths, _ := b.Dialog("pick"); len(paths) != 2 || paths[1] != "/tmp/b.md" {
 		t.Fatalf("queued answer: %v", paths)
 	}
+	if dir, _ := b.Folder("vault"); dir != "" {
+		t.Fatalf("nothing queued is a cancelled folder dialog: %q", dir)
+	}
+	http.Post(srv.URL+"/bridge/dialog", "application/json", strings.NewReader(`["/tmp/notes"]`))
+	if dir, _ := b.Folder("vault"); dir != "/tmp/notes" {
+		t.Fatalf("queued folder: %q", dir)
+	}
 	http.Post(srv.URL+"/bridge/runtime", "application/json", strings.NewReader(`{"name":"BrowserOpenURL","args":["https://wails.io/"]}`))
 	res, err := http.Get(srv.URL + "/bridge/runtime")
 	if err != nil {

@@ -39,6 +39,10 @@ type Options struct {
 	// Review receives each draft-edit proposal for the human.
 	Review drafts.ReviewChannel
 	Arxiv  *digest.Arxiv // nil: the real arXiv API
+	// Engine and Drafts reuse what an earlier agent opened (the window
+	// rebuilds its agent when the vault changes; see reuse.go).
+	Engine *engine.Engine
+	Drafts *drafts.Workspace
 }
 
 // New builds the agent. The knowledge base opens with whatever models are
@@ -46,7 +50,7 @@ type Options struct {
 // is not fatal either: the agent runs with the drafts tools and EngineErr
 // says why.
 func New(cfg *config.Config, o Options) (*Agent, error) {
-	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	ws, err := o.workspace(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	a.Provider = provider
 	var history *chat.HistoryIndexer
 	var offline func(context.Context, *chat.Session, string, *chat.Ledger, string) (string, error)
-	if a.Engine, a.EngineErr = engine.Open(cfg); a.EngineErr == nil {
+	if a.Engine, a.EngineErr = o.engine(cfg); a.EngineErr == nil {
 		eng := a.Engine
 		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder(), Redact: redact}
 		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }

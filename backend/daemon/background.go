@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -30,6 +31,19 @@ type Background struct {
 	Finished func(kb.BackfillResult, error)
 
 	kick chan struct{}
+
+	mu       gosync.Mutex
+	stopFill context.CancelFunc // ends the backfill that runs now
+}
+
+// CancelBackfill stops the backfill that runs now (what it stored stays);
+// it resumes on the next kick or after BackfillEvery.
+func (b *Background) CancelBackfill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopFill != nil {
+		b.stopFill()
+	}
 }
 
 // Kick asks the backfill to look for pending chunks now.
@@ -106,11 +120,21 @@ func (b *Background) backfillOnce(ctx context.Context) {
 	if e.Embedder() == nil {
 		return // keyword only until a model is installed
 	}
-	res, err := e.Backfill(ctx, kb.BackfillOptions{Progress: b.Progress})
+	fillCtx, cancel := context.WithCancel(ctx)
+	b.mu.Lock()
+	b.stopFill = cancel
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.stopFill = nil
+		b.mu.Unlock()
+		cancel()
+	}()
+	res, err := e.Backfill(fillCtx, kb.BackfillOptions{Progress: b.Progress})
 	switch {
 	case errs.Is(err, errs.Conflict):
 		return // another process is embedding; it picks up everything pending
-	case err != nil && ctx.Err() == nil:
+	case err != nil && fillCtx.Err() == nil:
 		b.Svc.logf("embeddings: %v", err)
 	case res.Embedded > 0:
 		b.Svc.logf("embeddings: %d chunks embedded with %s", res.Embedded, res.Model.ID)

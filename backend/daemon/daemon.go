@@ -40,8 +40,17 @@ type Services struct {
 	// the Background's Kick, so the backfill embeds them.
 	Indexed func()
 
-	mu  gosync.Mutex
-	eng *engine.Engine
+	mu     gosync.Mutex
+	eng    *engine.Engine
+	shared bool // eng was opened by someone else (Share); Close leaves it open
+}
+
+// Share makes the services use an engine the caller opened and keeps open
+// (the window's agent), so a process holds one in-memory index.
+func (s *Services) Share(e *engine.Engine) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.eng, s.shared = e, true
 }
 
 // Engine returns the shared knowledge base, opening it if needed.
@@ -59,11 +68,12 @@ func (s *Services) Engine() (*engine.Engine, error) {
 	return e, nil
 }
 
-// Close releases the knowledge base.
+// Close releases the knowledge base (not a shared one: its owner does).
 func (s *Services) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.eng == nil {
+	if s.eng == nil || s.shared {
+		s.eng = nil
 		return nil
 	}
 	err := s.eng.Close()

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 )
@@ -197,5 +199,85 @@ func TestSchedulerKeepsSecretsOutOfStatusAndLog(t *testing.T) {
 		if !strings.Contains(string(b), "403 Forbidden key [REDACTED]") || strings.Contains(string(b), key) {
 			t.Fatalf("%s:\n%s", name, b)
 		}
+	}
+}
+
+// A process that already opened the knowledge base (the window) shares it
+// with its background: one engine, left open by Close. A backfill
+// cancelled after its first batch keeps that batch and finishes on the
+// next kick.
+func TestBackgroundOnASharedEngineAndACancelledBackfill(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Vault.Path = t.TempDir()
+	var words []string
+	for i := range kb.BackfillBatch + 36 {
+		text := fmt.Sprintf("Note %d about kettles", i)
+		words = append(words, text)
+		os.WriteFile(filepath.Join(cfg.Vault.Path, fmt.Sprintf("n%03d.md", i)), []byte(text), 0o644)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(t.TempDir(), "bow"), ""
+	if err := embedtest.WriteEmbedder(cfg.RAG.EmbedModel, embedtest.Words(words...)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Refresher().Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc := &Services{Cfg: cfg, Log: t.Logf}
+	svc.Share(e)
+	if got, _ := svc.Engine(); got != e {
+		t.Fatal("the shared engine is not used")
+	}
+
+	type end struct {
+		res kb.BackfillResult
+		err error
+	}
+	ends := make(chan end, 4)
+	var bg *Background
+	cancelled := false
+	bg = &Background{Svc: svc,
+		Progress: func(done, total int) {
+			if done > 0 && !cancelled {
+				cancelled = true
+				bg.CancelBackfill()
+			}
+		},
+		Finished: func(r kb.BackfillResult, err error) { ends <- end{r, err} }}
+	bg.Start()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { bg.Run(ctx); close(stopped) }()
+	next := func() end {
+		select {
+		case x := <-ends:
+			return x
+		case <-time.After(20 * time.Second):
+			t.Fatal("the backfill did not finish")
+			return end{}
+		}
+	}
+	first := next()
+	if !errs.Is(first.err, errs.Cancelled) || first.res.Embedded != kb.BackfillBatch {
+		t.Fatalf("cancelled backfill: %+v %v", first.res, first.err)
+	}
+	bg.Kick()
+	second := next()
+	if second.err != nil || second.res.Embedded != 36 {
+		t.Fatalf("resumed backfill: %+v %v", second.res, second.err)
+	}
+	cancel()
+	<-stopped
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The shared engine is still open for its owner.
+	if st, err := e.Status(context.Background()); err != nil || st.Pending != 0 || st.Chunks != kb.BackfillBatch+36 {
+		t.Fatalf("after Close: %+v %v", st, err)
 	}
 }

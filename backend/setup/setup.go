@@ -7,15 +7,18 @@ package setup
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/models"
 )
 
@@ -27,6 +30,7 @@ const ModelDownloadMB = 220
 type State struct {
 	Vault  VaultState             `json:"vault"`
 	Chat   agent.ProviderStatus   `json:"chat"`
+	Ollama OllamaState            `json:"ollama"`
 	Keys   map[string]bool        `json:"keys"` // provider -> an API key is set (the key itself is never shown)
 	Models []ModelState           `json:"models"`
 	Search SearchState            `json:"search"`
@@ -52,6 +56,16 @@ type VaultState struct {
 	PrivateDirs []string `json:"private_dirs"`
 	Exclude     []string `json:"exclude"`
 	Folders     []string `json:"folders"` // top-level folders, to pick private ones from
+}
+
+// OllamaState is the local model server at the configured address, checked
+// whatever the default provider is, so the panel can offer its models.
+type OllamaState struct {
+	URL     string   `json:"url"`
+	Running bool     `json:"running"`
+	Models  []string `json:"models"`
+	Problem string   `json:"problem,omitempty"` // why it does not answer, in plain words
+	Hint    string   `json:"hint,omitempty"`
 }
 
 // ModelState is one configured search model.
@@ -82,6 +96,7 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 			Details: "vault.path = " + cfg.Vault.Path + " does not exist"}
 	}
 	st.Chat = agent.CheckProvider(ctx, cfg, getenv)
+	st.Ollama = inspectOllama(ctx, cfg, st.Chat)
 	for _, p := range []string{"anthropic", "openrouter"} {
 		st.Keys[p] = keySet(cfg, p, getenv)
 	}
@@ -119,6 +134,34 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 	}
 	st.Complete = len(st.Issues) == 0
 	return st
+}
+
+// inspectOllama reuses the provider check when the default provider is
+// Ollama (it asked the server already) and asks the server otherwise.
+func inspectOllama(ctx context.Context, cfg *config.Config, chat agent.ProviderStatus) OllamaState {
+	o := OllamaState{URL: cfg.Chat.OllamaURL, Models: []string{}}
+	var err error
+	var models []string
+	if chat.Provider == "ollama" && !chat.Cloud {
+		models, err = chat.Installed, chat.Problem
+		if errs.Is(err, errs.NotFound) { // it runs; the configured model is not pulled
+			err = nil
+		}
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		models, err = llm.InstalledModels(ctx, &http.Client{}, cfg.Chat.OllamaURL)
+	}
+	if err != nil {
+		o.Problem = "Ollama is not running at " + cfg.Chat.OllamaURL + "."
+		o.Hint = "Install it from https://ollama.com, start it with `ollama serve` (or open the Ollama app), pull a model with `ollama pull llama3.2`, then check again."
+		return o
+	}
+	o.Running = true
+	if models != nil {
+		o.Models = models
+	}
+	return o
 }
 
 func errText(err error) string {

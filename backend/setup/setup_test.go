@@ -59,6 +59,9 @@ func TestFirstRunFromNothingToComplete(t *testing.T) {
 	if !strings.Contains(st.Issues["chat"].Details, "not running") {
 		t.Fatalf("chat details: %+v", st.Issues["chat"])
 	}
+	if st.Ollama.Running || st.Ollama.Problem != "Ollama is not running at http://127.0.0.1:1." || !strings.Contains(st.Ollama.Hint, "ollama serve") {
+		t.Fatalf("ollama: %+v", st.Ollama)
+	}
 
 	// The vault: refused when missing, relative or overlapping the data dir.
 	if err := SetVault(cfg, "notes"); !errs.Is(err, errs.Invalid) {
@@ -89,6 +92,9 @@ func TestFirstRunFromNothingToComplete(t *testing.T) {
 	st = Inspect(ctx, cfg, nil, os.Getenv)
 	if st.Chat.Ready || !strings.Contains(st.Issues["chat"].Details, "not pulled") || len(st.Chat.Installed) != 2 {
 		t.Fatalf("ollama without the configured model: %+v", st.Chat)
+	}
+	if !st.Ollama.Running || strings.Join(st.Ollama.Models, ",") != "llama3.2:latest,qwen3:8b" || st.Ollama.Problem != "" {
+		t.Fatalf("ollama runs: %+v", st.Ollama)
 	}
 	if err := SetChat(cfg, "ollama", "llama3.2"); err != nil {
 		t.Fatal(err)
@@ -135,9 +141,14 @@ func TestAPIKeyIsStoredPrivatelyAndNeverEchoed(t *testing.T) {
 	if err := SetChat(cfg, "anthropic", "claude-sonnet-4-5"); err != nil {
 		t.Fatal(err)
 	}
+	cfg.Chat.OllamaURL = ollama(t, "llama3.2:latest")
 	st := Inspect(context.Background(), cfg, nil, func(string) string { return "" })
 	if !st.Keys["anthropic"] || st.Keys["openrouter"] || !st.Chat.Ready || !st.Chat.Cloud {
 		t.Fatalf("state: %+v", st)
+	}
+	// With a cloud default, Ollama is still asked, so the panel can offer it.
+	if !st.Ollama.Running || strings.Join(st.Ollama.Models, ",") != "llama3.2:latest" {
+		t.Fatalf("ollama beside a cloud default: %+v", st.Ollama)
 	}
 	// The state the window receives never carries the key.
 	if strings.Contains(strings.Join([]string{st.Chat.Spec, st.Issues["chat"].Details, st.Vault.Path}, " "), key) {

@@ -1,10 +1,12 @@
 // End-to-end tests: the built frontend in headless Chromium, talking to the
 // real Go services through the test bridge (app/bridge/jarvis-bridge -demo:
 // a seeded vault, ONNX fixture models, and a local model server speaking
-// Ollama's streaming protocol with a scripted brain). Every view is checked
-// with axe-core in both colour schemes (no serious or critical violation
-// may remain), and screenshots of chat, library, editor and review are
-// saved in dark and light. Usage: node e2e/run.mjs BRIDGE_BINARY DIST [SCREENSHOT_DIR]
+// Ollama's streaming protocol with a scripted brain; then jarvis-bridge
+// -fresh: a first launch with no vault, no models and no chat model that
+// answers). Every view is checked with axe-core in both colour schemes (no
+// serious or critical violation may remain), and screenshots of chat,
+// library, editor, review and the setup panel are saved in dark and light.
+// Usage: node e2e/run.mjs BRIDGE_BINARY DIST [SCREENSHOT_DIR]
 import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -14,22 +16,32 @@ import { AxeBuilder } from '@axe-core/playwright'
 const [bridgeBin, dist, shots = 'e2e-shots'] = process.argv.slice(2)
 mkdirSync(shots, { recursive: true })
 
-const bridge = spawn(bridgeBin, ['-demo', '-addr', '127.0.0.1:0', '-dist', dist], { stdio: ['ignore', 'pipe', 'inherit'] })
-const base = await new Promise((resolve, reject) => {
-  bridge.stdout.on('data', (d) => {
-    const m = String(d).match(/listening on (http:\/\/\S+)/)
-    if (m) resolve(m[1])
+// startBridge runs jarvis-bridge with a mode flag and returns its address
+// and everything it printed before listening.
+async function startBridge(mode) {
+  const proc = spawn(bridgeBin, [mode, '-addr', '127.0.0.1:0', '-dist', dist], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  const base = await new Promise((resolve, reject) => {
+    proc.stdout.on('data', (d) => {
+      out += String(d)
+      const m = out.match(/listening on (http:\/\/\S+)/)
+      if (m) resolve(m[1])
+    })
+    proc.on('exit', (code) => reject(new Error('bridge exited with ' + code)))
+    setTimeout(() => reject(new Error('bridge did not start')), 60000)
   })
-  bridge.on('exit', (code) => reject(new Error('bridge exited with ' + code)))
-  setTimeout(() => reject(new Error('bridge did not start')), 60000)
-})
+  return { proc, base, out }
+}
+const demo = await startBridge('-demo')
+const bridge = demo.proc
+let base = demo.base
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 })
-const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'dark' })
-const page = await context.newPage()
+let context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'dark' })
+let page = await context.newPage()
 page.setDefaultTimeout(15000)
 const navigations = []
 page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()))
@@ -277,7 +289,9 @@ await test('the library adds PDFs (typed path and the native file dialog) as ope
   await expectText(page.getByTestId('op'), /Vault sync: done/)
   await fetch(base + 'bridge/dialog', { method: 'POST', body: JSON.stringify([resolve('../backend/pdf/testdata/scanned.pdf')]) })
   await page.getByRole('button', { name: 'Add files…' }).click()
-  await expectText(page.getByTestId('op'), /scanned\.pdf: failed.*no text layer.*OCR/)
+  const scanned = page.getByTestId('op').filter({ hasText: /scanned\.pdf: failed/ })
+  await expectText(scanned, /could not be read.*OCR/)
+  await expectText(scanned.locator('details'), /no text layer/) // the technical message, behind "Details"
 })
 
 await test('a paper\'s metadata can be edited', async () => {
@@ -295,7 +309,11 @@ await test('a paper\'s metadata can be edited', async () => {
 
 await test('a cited PDF passage is drawn over the page', async () => {
   await page.getByRole('button', { name: 'Chat', exact: true }).click()
+  const sessions = await page.getByTestId('session').count()
   await page.keyboard.press('Control+n')
+  // The new chat is open (and its message box focused) before typing.
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=session]').length === n + 1, sessions)
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Message')
   await ask('sparse attention keeps accuracy while cutting memory use')
   const chip = page.getByTestId('message-assistant').last().getByTestId('citation').first()
   await expectText(chip, /Sparse Attention/)
@@ -421,6 +439,91 @@ await test('the library view, in both colour schemes', async () => {
   await page.getByTestId('doc').first().waitFor()
   await shoot('library')
 })
+
+// ---- A first launch: no vault, no models, no chat model that answers ----
+const fresh = await startBridge('-fresh')
+const notesFolder = fresh.out.match(/notes folder: (.+)/)[1].trim()
+base = fresh.base
+await context.close()
+context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'dark' })
+page = await context.newPage()
+page.setDefaultTimeout(15000)
+const bridgeCall = async (service, method, ...args) =>
+  (await (await fetch(base + 'bridge/call', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service, method, args }) })).json()).result
+await page.goto(base)
+
+await test('first launch: the setup panel instead of error chains, each missing piece in one sentence', async () => {
+  const panel = page.getByTestId('setup')
+  await panel.waitFor()
+  await expectText(panel.getByTestId('setup-vault'), /Choose the folder that holds your notes\./)
+  await expectText(panel.getByTestId('ollama-status'), /^Ollama is not running at http:\/\/127\.0\.0\.1:\d+\.$/)
+  await expectText(panel.getByTestId('setup-chat'), /ollama serve/)
+  await panel.getByRole('button', { name: 'Download search models (≈ 220 MB)' }).waitFor()
+  await expectText(panel.getByTestId('search-mode'), /^keyword$/)
+  check(!(await page.getByRole('button', { name: 'Start a chat' }).isVisible()), 'the chat shows instead of the setup panel')
+  check((await notices()) === 0, 'a first launch shows error notices')
+  const text = await page.locator('body').innerText()
+  check(!/⚠|engine\.Resolve|dial tcp/.test(text), 'a warning glyph or an error chain is on screen: ' + text.match(/.{0,40}(⚠|engine\.Resolve|dial tcp).{0,40}/)?.[0])
+  check((await panel.locator('.sign svg path').count()) >= 3, 'the warning signs are not drawn')
+  await a11y('setup panel')
+  await shoot('setup')
+})
+
+await test('first launch: choosing the vault with the folder dialog indexes it; the library finds the notes by keyword', async () => {
+  await fetch(base + 'bridge/dialog', { method: 'POST', body: JSON.stringify([notesFolder]) })
+  await page.getByRole('button', { name: 'Choose folder…' }).click()
+  await expectText(page.getByTestId('vault-path'), new RegExp(notesFolder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+  await expectText(page.getByTestId('setup-vault').getByTestId('op'), /Indexing the vault: done.*3 added/)
+  check(await page.getByRole('checkbox', { name: 'private' }).isChecked(), 'the default private folder is not offered as private')
+  check(!(await page.getByRole('checkbox', { name: 'garden' }).isChecked()), 'garden is marked private')
+  await a11y('setup panel with a vault')
+  await page.getByRole('button', { name: 'Start using Jarvis' }).click()
+  await page.getByRole('button', { name: 'Start a chat' }).waitFor()
+  await page.getByRole('button', { name: 'Library' }).click()
+  await expectText(page.getByTestId('library-mode'), /Search: keyword · \d+ passages/)
+  await page.getByLabel('Search', { exact: true }).fill('watering tomato')
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await expectText(page.getByTestId('hit').first(), /tomatoes/)
+  await expectText(page.getByTestId('found-by'), /Found by keyword search/)
+})
+
+await test('first launch: a question gets a cited search-only answer whose citation opens', async () => {
+  await page.getByRole('button', { name: 'Chat', exact: true }).click()
+  await page.getByRole('button', { name: 'Start a chat' }).click()
+  await ask('how should I water my tomatoes')
+  // The unreachable model server is retried with backoff before the search answers.
+  const reply = page.getByTestId('message-assistant').last()
+  await reply.getByTestId('offline').waitFor({ timeout: 60000 })
+  await expectText(reply.getByTestId('offline'), /Search results — no language model connected/)
+  check(!(await reply.locator('details').first().evaluate((d) => d.open)), 'the reason is not behind "Why"')
+  check(!/dial tcp|\[source:/.test(await reply.locator('.md').innerText()), 'an error chain or a raw marker is in the answer')
+  check((await notices()) === 0, 'the unreachable model is also reported as an error')
+  const chip = reply.getByTestId('citation').filter({ hasText: /tomatoes/ }).first()
+  await chip.click()
+  await expectText(page.getByTestId('viewer').getByTestId('cited'), /full sun and deep watering/)
+  await page.keyboard.press('Escape')
+  await page.getByTestId('viewer').waitFor({ state: 'detached' })
+  await a11y('search-only answer')
+  await shoot('offline-answer')
+})
+
+await test('first launch: downloading the search models (loopback hub) loads them and backfills with progress; search becomes hybrid', async () => {
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const panel = page.getByTestId('settings').getByTestId('setup')
+  await panel.getByRole('button', { name: 'Download search models (≈ 220 MB)' }).click()
+  await expectText(panel.getByTestId('op').filter({ hasText: /Download search models/ }), /done.*installed 2 model\(s\)/)
+  await expectText(panel.getByTestId('op').filter({ hasText: /Embedding/ }), /done.*chunks embedded.*hybrid/)
+  await expectText(panel.getByTestId('search-mode'), /^hybrid \(keyword \+ dense\) \+ rerank$/)
+  const fill = (await bridgeCall('Library', 'Ops')).filter((o) => o.kind === 'embed').at(-1)
+  check(fill && fill.state === 'done' && fill.total > 0 && fill.done === fill.total && fill.seq > 2, 'the backfill did not report progress: ' + JSON.stringify(fill))
+  await a11y('settings with the setup panel')
+  await page.getByRole('button', { name: 'Library' }).click()
+  await expectText(page.getByTestId('library-mode'), /Search: hybrid \(keyword \+ dense\) \+ rerank/)
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await expectText(page.getByTestId('found-by'), /Found by hybrid \(keyword \+ dense\) \+ rerank search/)
+})
+
+fresh.proc.kill()
 
 await browser.close()
 bridge.kill()

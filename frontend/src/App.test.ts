@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/sv
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import App from './App.svelte'
 import { createBackend } from './lib/backend'
-import { fakeBackend } from './lib/fake'
+import { completeSetup, fakeBackend } from './lib/fake'
 import { changed, unified } from './lib/review'
 import { groupSessions } from './lib/Sidebar.svelte'
 import { notices, plain } from './lib/notices.svelte'
@@ -18,6 +18,7 @@ function world(over: Record<string, (...a: any[]) => unknown> = {}) {
   const views: Record<string, SessionView> = { a: session('a'), b: session('b') }
   const fake = fakeBackend({
     'Shell.Info': () => info,
+    'Setup.State': () => completeSetup,
     'Chat.List': () => Object.values(views).map((v) => ({ id: v.id, title: v.title, updated: '', pinned: v.pinned, private: v.private, spec: v.spec, busy: false })),
     'Chat.Models': () => [{ spec: 'ollama:qwen3-vl:30b', provider: 'ollama', model: 'qwen3-vl:30b', local: true, available: true, current: true }],
     'Chat.Open': (id: string) => views[id],
@@ -57,7 +58,7 @@ describe('App shell', () => {
 
   it('explains a missing backend instead of failing silently', async () => {
     render(App, { props: { backend: createBackend({ go: { app: {} } } as any) } })
-    expect((await screen.findByRole('alert')).textContent).toContain('not bound')
+    await waitFor(() => expect(screen.getAllByRole('alert').map((a) => a.textContent).join(' ')).toContain('Shell.Info is not bound'))
   })
 })
 
@@ -184,9 +185,6 @@ describe('library and settings', () => {
     await fireEvent.click(screen.getByText('Revert to default'))
     await waitFor(() => expect(area.value).toBe('the default text'))
     expect(screen.getByTestId('model-row').textContent).toContain('missing (5 files)')
-    await fireEvent.click(screen.getByText('Download the models (Hugging Face)'))
-    w.emit('op', { op_id: 'op1', kind: 'models', title: 'Download models', seq: 2, stage: 'BAAI/bge-small-en-v1.5: onnx/model.onnx 1024 KiB', done: 0, total: 2, state: 'running' })
-    expect((await screen.findByTestId('download')).textContent).toContain('1024 KiB')
   })
 })
 
@@ -320,7 +318,7 @@ describe('the window as a daily tool', () => {
     notices.report({ message: 'chat.Start: this session is already answering', code: 'conflict', hint: '' })
     notices.report(new Error('chat.Start: this session is already answering'))
     expect(notices.list).toHaveLength(1)
-    expect(notices.list[0].title).toBe('Something changed in the meantime')
+    expect(notices.list[0].title).toBe('Something changed in the meantime.')
     expect(plain('⚠️ llm: ollama: dial tcp 127.0.0.1:1: connect: connection refused')).toBe('Dial tcp 127.0.0.1:1: connect: connection refused')
   })
 })

@@ -4,7 +4,11 @@
 // fixtures, and a local model server that speaks Ollama's streaming chat
 // protocol with a scripted "brain" (search, cite, ask before removing, stream
 // slowly when told to), so a test drives every path of a turn through the
-// real client code.
+// real client code. With -fresh it is a first launch instead: an empty
+// home, no vault configured (a folder of notes waits to be chosen; its
+// path is printed), no models (a loopback server serves the fixture models
+// in Hugging Face's layout, through HF_ENDPOINT) and no chat model that
+// answers (OLLAMA_HOST points at a closed port).
 package main
 
 import (
@@ -14,6 +18,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,6 +34,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/models/hubtest"
 )
 
 var demoNotes = map[string]string{
@@ -41,6 +47,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	dist := flag.String("dist", "frontend/dist", "built frontend")
 	demo := flag.Bool("demo", false, "seed a throwaway home with a vault, fixture models and a scripted model server")
+	fresh := flag.Bool("fresh", false, "a first launch: an empty home, a folder of notes to choose, models on a loopback hub, no chat model")
 	seedHome := flag.String("seed-home", "", "seed this home and run only the scripted model server (for driving the real desktop app)")
 	flag.Parse()
 	if *seedHome != "" {
@@ -50,13 +57,20 @@ func main() {
 		}
 		return
 	}
-	if err := run(*addr, *dist, *demo); err != nil {
+	if err := run(*addr, *dist, *demo, *fresh); err != nil {
 		fmt.Fprintln(os.Stderr, "jarvis-bridge:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dist string, demo bool) error {
+func run(addr, dist string, demo, fresh bool) error {
+	if fresh {
+		stop, err := startFresh()
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if demo {
 		home, err := os.MkdirTemp("", "jarvis-e2e-")
 		if err != nil {
@@ -83,6 +97,8 @@ func run(addr, dist string, demo bool) error {
 	defer svc.Close()
 	br = bridge.New(svc.Bind()...)
 	svc.Library.Pick = br.Dialog
+	svc.Setup.PickFolder = br.Folder
+	svc.Start()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -127,21 +143,65 @@ func startDemo(home string) (func(), error) {
 	return stop, nil
 }
 
-// seed writes the demo vault, fixture models and config, and indexes the vault.
-func seed(home, llmURL string) error {
-	vault := filepath.Join(home, "vault")
+// writeNotes writes the demo notes under dir and returns the fixture
+// models' vocabulary: their words and the questions the tests ask.
+func writeNotes(dir string) ([]string, error) {
 	var all []string
 	for rel, text := range demoNotes {
-		p := filepath.Join(vault, rel)
+		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			return err
+			return nil, err
 		}
 		all = append(all, text)
 	}
-	words := embedtest.Words(append(all, "how should I water my tomatoes", "what worries me")...)
+	return embedtest.Words(append(all, "how should I water my tomatoes", "what worries me")...), nil
+}
+
+// startFresh makes this process a first launch (see the package comment)
+// and prints the folder of notes; the returned func removes it all.
+func startFresh() (func(), error) {
+	base, err := os.MkdirTemp("", "jarvis-e2e-fresh-")
+	if err != nil {
+		return nil, err
+	}
+	notes := filepath.Join(base, "user", "Notes")
+	words, err := writeNotes(notes)
+	if err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
+	repos, err := hubtest.WriteManifestModels(filepath.Join(base, "hub"), words)
+	if err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
+	hub := httptest.NewServer(hubtest.Handler(repos))
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		hub.Close()
+		os.RemoveAll(base)
+		return nil, err
+	}
+	dead := closed.Addr().String()
+	closed.Close() // nothing answers there: no chat model
+	for k, v := range map[string]string{"JARVIS_HOME": filepath.Join(base, "home"), "HOME": filepath.Join(base, "user"),
+		"HF_ENDPOINT": hub.URL, "OLLAMA_HOST": dead, "CHAT_PROVIDER": "", "VAULT_PATH": "", "ANTHROPIC_API_KEY": "", "OPENROUTER_API_KEY": "", "HF_TOKEN": ""} {
+		os.Setenv(k, v)
+	}
+	fmt.Printf("notes folder: %s\n", notes)
+	return func() { hub.Close(); os.RemoveAll(base) }, nil
+}
+
+// seed writes the demo vault, fixture models and config, and indexes the vault.
+func seed(home, llmURL string) error {
+	vault := filepath.Join(home, "vault")
+	words, err := writeNotes(vault)
+	if err != nil {
+		return err
+	}
 	emb, rr := filepath.Join(home, "models", "bow"), filepath.Join(home, "models", "overlap")
 	if err := embedtest.WriteEmbedder(emb, words); err != nil {
 		return err

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/svelte'
 import { afterEach, describe, expect, it } from 'vitest'
 import App from '../App.svelte'
-import { fakeBackend } from './fake'
+import { completeSetup, fakeBackend } from './fake'
 import type { DisplayItem, SessionView } from './types'
 
 function world(display: DisplayItem[]) {
@@ -10,6 +10,7 @@ function world(display: DisplayItem[]) {
     'Shell.Info': () => ({ version: '0.1.0', provider: 'anthropic', model: 'claude', dataDir: '/tmp/j', warnings: [] }),
     'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: view.spec, busy: false }],
     'Chat.Models': () => [],
+    'Setup.State': () => completeSetup,
     'Chat.Open': () => view,
     'Chat.Continue': () => null,
   })

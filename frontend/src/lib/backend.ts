@@ -121,7 +121,10 @@ export interface Backend {
   deleteSession(id: string): Promise<void>
   models(current: string): Promise<T.CatalogueEntry[]>
   documents(kind: string, filter: string): Promise<T.DocumentSummary[]>
-  search(query: string, n: number): Promise<T.HitView[]>
+  search(query: string, n: number): Promise<T.SearchView>
+  searchStatus(): Promise<T.SearchStatus>
+  /** The knowledge base's contents or search mode changed. */
+  onKB(cb: (s: T.SearchStatus) => void): () => void
   stats(): Promise<T.Counts>
   setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
   prepareRemove(key: string): Promise<T.RemovalPreview>
@@ -144,6 +147,15 @@ export interface Backend {
   resetPrompt(name: string): Promise<string>
   models_(): Promise<T.ModelRow[]>
   fetchModels(): Promise<string>
+  setupState(): Promise<T.SetupView>
+  /** The desktop's folder dialog; '' when cancelled. */
+  chooseFolder(): Promise<string>
+  /** Each returns the id of the indexing operation that follows. */
+  setVault(path: string): Promise<string>
+  setPrivateDirs(dirs: string[]): Promise<string>
+  setExclude(patterns: string[]): Promise<string>
+  setChat(provider: string, model: string): Promise<void>
+  setAPIKey(provider: string, key: string): Promise<void>
   drafts(): Promise<T.Draft[]>
   newDraft(title: string, filename: string): Promise<T.Draft>
   setKeep(id: string, keep: boolean): Promise<void>
@@ -185,6 +197,8 @@ export function backendOver(t: Transport): Backend {
     models: (current) => c('Chat', 'Models', current),
     documents: (kind, filter) => c('Library', 'Documents', kind, filter),
     search: (q, n) => c('Library', 'Search', q, n),
+    searchStatus: () => c('Library', 'Status'),
+    onKB: (cb) => t.on('kb', (d) => cb(d as T.SearchStatus)),
     stats: () => c('Library', 'Stats'),
     setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
     prepareRemove: (k) => c('Library', 'PrepareRemove', k),
@@ -207,6 +221,13 @@ export function backendOver(t: Transport): Backend {
     resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
     models_: () => c('Settings', 'Models'),
     fetchModels: () => c('Settings', 'FetchModels'),
+    setupState: () => c('Setup', 'State'),
+    chooseFolder: () => c('Setup', 'ChooseFolder'),
+    setVault: (p) => c('Setup', 'SetVault', p),
+    setPrivateDirs: (d) => c('Setup', 'SetPrivateDirs', d),
+    setExclude: (p) => c('Setup', 'SetExclude', p),
+    setChat: (p, m) => c('Setup', 'SetChat', p, m),
+    setAPIKey: (p, k) => c('Setup', 'SetAPIKey', p, k),
     drafts: () => c('Editor', 'Drafts'),
     newDraft: (title, f) => c('Editor', 'NewDraft', title, f),
     setKeep: (id, keep) => c('Editor', 'SetKeep', id, keep),

@@ -1,6 +1,7 @@
 // Problems shown to the user, in one place and once each: a failed call
-// becomes a title chosen by its stable error code, the message without the
-// internal operation names, and the hint on what to do.
+// becomes one friendly sentence chosen by its stable error code, the hint
+// on what to do, and the message (without the internal operation names)
+// as the details behind a disclosure (lib/Problem.svelte).
 import { toBackendError } from './backend'
 
 export interface Problem {
@@ -11,16 +12,22 @@ export interface Problem {
 }
 
 const titles: Record<string, string> = {
-  llm: 'The language model did not answer',
-  fetch: 'A download failed',
-  rag: 'The knowledge base had a problem',
-  conversion: 'The document could not be read',
-  not_found: 'Not found',
-  invalid: 'That did not work',
-  conflict: 'Something changed in the meantime',
-  privacy: 'Kept private',
-  cancelled: 'Stopped',
-  internal: 'Something went wrong',
+  llm: 'The language model did not answer.',
+  fetch: 'A download failed.',
+  rag: 'The knowledge base had a problem.',
+  conversion: 'The document could not be read.',
+  not_found: 'Not found.',
+  invalid: 'That did not work.',
+  conflict: 'Something changed in the meantime.',
+  privacy: 'Kept private.',
+  cancelled: 'Stopped.',
+  internal: 'Something went wrong.',
+}
+
+/** Whether a message is a technical chain (addresses, wrapped causes)
+ * rather than words meant for the user: such text goes behind "Details". */
+export function technical(message: string): boolean {
+  return message.length > 160 || /:\/\/|dial tcp|errno|\b[a-z]+\.[A-Za-z]+: /.test(message) || (message.match(/: /g)?.length ?? 0) >= 2
 }
 
 /** "chat.Start: library: no document" -> "No document". */
@@ -46,7 +53,7 @@ export function describe(e: unknown): Omit<Problem, 'id'> {
     code ||= 'llm'
   }
   if (!hint && /deadline exceeded|timed? ?out/i.test(detail)) hint = 'It took too long; try again.'
-  return { title: titles[code] ?? 'Something went wrong', detail, hint }
+  return { title: titles[code] ?? 'Something went wrong.', detail, hint }
 }
 
 export class Notices {

@@ -24,6 +24,7 @@ export interface DisplayItem {
   at: string
   stop?: string // 'length' (partial text), 'refusal' or 'content_filter' (a notice, not an answer)
   notice?: string
+  offline?: boolean // search results: no language model was reachable
 }
 
 export interface SessionRow {
@@ -86,6 +87,39 @@ export interface HitView {
   section: string
   text: string
   score: number
+}
+
+export interface SearchView {
+  hits: HitView[]
+  mode: string // keyword | hybrid (keyword + dense), + rerank
+  detail: string
+}
+
+export interface SearchStatus {
+  mode: string
+  summary: string // the mode with the chunks still waiting for vectors
+  chunks: number
+  pending: number
+}
+
+/** One missing piece of the setup: a sentence, what to do, the technical details. */
+export interface Issue {
+  message: string
+  hint?: string
+  details?: string
+}
+
+export interface SetupView {
+  vault: { path: string; exists: boolean; private_dirs: string[]; exclude: string[]; folders: string[] }
+  chat: { spec: string; provider: string; model: string; cloud: boolean; ready: boolean; installed?: string[] }
+  ollama: { url: string; running: boolean; models: string[]; problem?: string; hint?: string }
+  keys: Record<string, boolean>
+  models: { role: string; spec: string; installed: boolean; loaded: boolean }[] | null
+  search: { mode: string; chunks: number; pending: number }
+  issues?: Record<string, Issue>
+  complete: boolean
+  downloadMB: number
+  configured: Record<string, string> // each provider's configured model
 }
 
 export interface Counts {
@@ -191,6 +225,7 @@ export interface Op {
   code?: string
   hint?: string
   retryable?: boolean
+  started?: string
 }
 
 export interface SourceView {

@@ -1,0 +1,307 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/models/hubtest"
+	"github.com/jarvis-kb/jarvis/backend/ops"
+)
+
+var firstRunNotes = map[string]string{
+	"garden/tomatoes.md": "# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
+	"garden/roses.md":    "# Roses\n\nPrune roses in late winter.\n",
+	"journal/today.md":   "# Today\n\nWorried about the grant budget.\n",
+}
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// fresh is a first launch: no config file, no vault, no models, no chat
+// model that answers; a folder of notes waits to be chosen, and a loopback
+// hub serves the fixture models in Hugging Face's layout.
+func fresh(t *testing.T, provider string) (*Services, string, chan ops.Op) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	t.Setenv("HOME", t.TempDir()) // ~/vault does not exist
+	for _, k := range []string{"VAULT_PATH", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "HF_TOKEN", "PDF_WATCH_DIR"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("CHAT_PROVIDER", provider)
+	t.Setenv("OLLAMA_HOST", closedAddr(t))
+	notes := t.TempDir()
+	var texts []string
+	for rel, text := range firstRunNotes {
+		os.MkdirAll(filepath.Join(notes, filepath.Dir(rel)), 0o755)
+		os.WriteFile(filepath.Join(notes, rel), []byte(text), 0o644)
+		texts = append(texts, text)
+	}
+	repos, err := hubtest.WriteManifestModels(t.TempDir(), embedtest.Words(append(texts, "how do I water tomatoes")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := httptest.NewServer(hubtest.Handler(repos))
+	t.Cleanup(hub.Close)
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := agent.New(cfg, agent.Options{Getenv: os.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan ops.Op, 1024)
+	s := NewServices(cfg, ag, func(name string, data any) {
+		if o, ok := data.(ops.Op); ok {
+			events <- o
+		}
+	}, os.Getenv)
+	s.Start()
+	t.Cleanup(func() { s.Close() })
+	return s, notes, events
+}
+
+// nextOp waits for the first operation of kind to end.
+func nextOp(t *testing.T, events chan ops.Op, kind string) ops.Op {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case o := <-events:
+			if o.Kind == kind && o.State != ops.Running {
+				return o
+			}
+		case <-timeout:
+			t.Fatalf("no %s operation ended", kind)
+		}
+	}
+}
+
+// The window's first launch, end to end over the real services: the setup
+// state names the three missing pieces; choosing the vault indexes it at
+// once (keyword search); a question gets a cited search-only answer; the
+// model download loads the models without a restart and the backfill,
+// shown as an operation, makes search hybrid.
+func TestFirstRunFromNothingToHybridSearch(t *testing.T) {
+	s, notes, events := fresh(t, "anthropic") // no key: no model to ask
+	st := s.Setup.State()
+	for _, k := range []string{"vault", "chat", "models"} {
+		if st.Issues[k].Message == "" {
+			t.Fatalf("a fresh home should ask about %s: %+v", k, st.Issues)
+		}
+	}
+	if st.Complete || st.Ollama.Running || !strings.Contains(st.Ollama.Problem, "not running") || st.DownloadMB != 220 {
+		t.Fatalf("fresh state: %+v", st)
+	}
+	if _, err := s.Setup.ChooseFolder(); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("no dialog wired: %v", err)
+	}
+	s.Setup.PickFolder = func(string) (string, error) { return notes, nil }
+	path, err := s.Setup.ChooseFolder()
+	if err != nil || path != notes {
+		t.Fatalf("dialog: %q %v", path, err)
+	}
+	id, err := s.Setup.SetVault(path)
+	if err != nil || id == "" {
+		t.Fatalf("set vault: %q %v", id, err)
+	}
+	if o := nextOp(t, events, "vault"); o.State != ops.Done || !strings.Contains(o.Result, "3 added") {
+		t.Fatalf("indexing: %+v", o)
+	}
+	st = s.Setup.State()
+	if _, missing := st.Issues["vault"]; missing || strings.Join(st.Vault.Folders, ",") != "garden,journal" || st.Search.Mode != "keyword" {
+		t.Fatalf("after choosing the vault: %+v", st)
+	}
+	res, err := s.Library.Search("watering tomato", 5)
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Citation.FilePath != "garden/tomatoes.md" || res.Mode != "keyword" {
+		t.Fatalf("keyword search: %v %+v", err, res)
+	}
+	if _, err := s.Setup.SetPrivateDirs([]string{"journal"}); err != nil {
+		t.Fatal(err)
+	}
+	nextOp(t, events, "vault")
+	res, _ = s.Library.Search("grant budget", 5)
+	if len(res.Hits) == 0 || !res.Hits[0].Private {
+		t.Fatalf("journal is private now: %+v", res.Hits)
+	}
+
+	// A question with no model: the best passages, cited and openable.
+	v, err := s.Chat.New("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Chat.Send(v.ID, "how do I water tomatoes"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.core.agent().Runner.Busy(v.ID) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	v, _ = s.Chat.Open(v.ID)
+	last := v.Display[len(v.Display)-1]
+	if !last.Offline || len(last.Citations) == 0 || last.Citations[0].FilePath != "garden/tomatoes.md" {
+		t.Fatalf("search-only answer: %+v", last)
+	}
+	if v.Display[0].Offline {
+		t.Fatal("the question is not an offline answer")
+	}
+	var opened string
+	s.Library.Open = func(p string) error { opened = p; return nil }
+	if err := s.Library.OpenCitation(last.Citations[0]); err != nil || opened != filepath.Join(notes, "garden", "tomatoes.md") {
+		t.Fatalf("the citation opens the note: %q %v", opened, err)
+	}
+
+	// The models: downloaded from the loopback hub, loaded, backfilled.
+	if _, err := s.Settings.FetchModels(); err != nil {
+		t.Fatal(err)
+	}
+	if o := nextOp(t, events, "models"); o.State != ops.Done || !strings.Contains(o.Result, "embedded in the background") {
+		t.Fatalf("download: %+v", o)
+	}
+	if o := nextOp(t, events, "embed"); o.State != ops.Done || !strings.Contains(o.Result, "search is hybrid") {
+		t.Fatalf("backfill: %+v", o)
+	}
+	status, err := s.Library.Status()
+	if err != nil || status.Mode != "hybrid (keyword + dense) + rerank" || status.Pending != 0 {
+		t.Fatalf("after the backfill: %+v %v", status, err)
+	}
+	if res, _ = s.Library.Search("watering tomato", 5); res.Mode != "hybrid (keyword + dense) + rerank" {
+		t.Fatalf("search mode: %+v", res)
+	}
+	if st = s.Setup.State(); st.Issues["models"].Message != "" {
+		t.Fatalf("models still missing: %+v", st.Issues)
+	}
+}
+
+// blockingModel speaks Ollama's chat protocol: it calls read_file on the
+// given note and repeats the tool result, each answer only once release
+// is closed.
+func blockingModel(t *testing.T, note string, release chan struct{}) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/tags" {
+			fmt.Fprint(w, `{"models":[{"name":"demo"}]}`)
+			return
+		}
+		var req struct {
+			Messages []struct{ Role, Content string }
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		<-release
+		enc := json.NewEncoder(w) // one JSON object a line, as Ollama streams
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == "tool" {
+			enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": "Read: " + last.Content}, "done": false})
+		} else {
+			enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": "",
+				"tool_calls": []any{map[string]any{"function": map[string]any{"name": "read_file", "arguments": map[string]any{"path": note}}}}}, "done": false})
+		}
+		enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A new vault takes effect in the chat tools at once (the agent is
+// rebuilt over the same knowledge base and drafts), and the change is
+// refused while an answer is being written.
+func TestVaultChangeRebuildsTheAgentAndWaitsForTurns(t *testing.T) {
+	release := make(chan struct{})
+	var url string
+	s, _ := services(t, func(c *config.Config) {
+		url = blockingModel(t, "ideas/plan.md", release)
+		c.Chat.OllamaURL, c.Chat.OllamaModel = url, "demo"
+	})
+	before := s.core.agent()
+	other := t.TempDir()
+	os.MkdirAll(filepath.Join(other, "ideas"), 0o755)
+	os.WriteFile(filepath.Join(other, "ideas", "plan.md"), []byte("# Plan\n\nBuild a greenhouse.\n"), 0o644)
+
+	v, _ := s.Chat.New("", true)
+	if err := s.Chat.Send(v.ID, "read my plan"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Setup.SetVault(other); !errs.Is(err, errs.Conflict) || errs.HintOf(err) == "" {
+		t.Fatalf("a vault change while an answer is written: %v", err)
+	}
+	if s.core.agent() != before || s.core.cfg.Vault.Path == other {
+		t.Fatal("the refused change was applied")
+	}
+	close(release)
+	wait := func() {
+		for deadline := time.Now().Add(10 * time.Second); s.core.agent().Runner.Busy(v.ID) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		}
+	}
+	wait()
+	if v, _ = s.Chat.Open(v.ID); !strings.Contains(v.Display[len(v.Display)-1].Text, "no note") {
+		t.Fatalf("the old vault has no plan: %+v", v.Display)
+	}
+
+	if _, err := s.Setup.SetVault(other); err != nil {
+		t.Fatal(err)
+	}
+	after := s.core.agent()
+	if after == before || after.Engine != before.Engine || after.Drafts != before.Drafts || s.Editor.ws != after.Drafts {
+		t.Fatal("the agent must be rebuilt over the same knowledge base and drafts")
+	}
+	if err := s.Chat.Send(v.ID, "read my plan again"); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	if v, _ = s.Chat.Open(v.ID); !strings.Contains(v.Display[len(v.Display)-1].Text, "Build a greenhouse") {
+		t.Fatalf("the chat tools read the new vault: %+v", v.Display[len(v.Display)-1])
+	}
+
+	// A new API key reaches the rebuilt agent's redactor.
+	const key = "sk-or-v1-0123456789abcdef0123456789abcdef"
+	if err := s.Setup.SetAPIKey("openrouter", key); err != nil {
+		t.Fatal(err)
+	}
+	if red := s.core.agent().Runner.Redact("boom " + key); strings.Contains(red, key) {
+		t.Fatalf("the new key is not redacted: %q", red)
+	}
+	if st := s.Setup.State(); !st.Keys["openrouter"] || strings.Contains(fmt.Sprintf("%+v", st), key) {
+		t.Fatal("the state says a key is set and never shows it")
+	}
+	if err := s.Setup.SetChat("ollama", "demo"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A turn's citations keep opening after the display conversion.
+func TestDisplayMarksOnlySearchOnlyAnswers(t *testing.T) {
+	c := &Chat{core: &core{}}
+	c.core.ag.Store(&agent.Agent{Runner: &chat.Runner{}})
+	s := &chat.Session{ID: "x", Display: []chat.DisplayItem{
+		{Role: "user", Text: "**" + chat.OfflineLabel + ".** typed by the user"},
+		{Role: "assistant", Text: "**" + chat.OfflineLabel + ".** The chat model could not be reached."},
+		{Role: "assistant", Text: "A written answer that mentions " + chat.OfflineLabel},
+	}}
+	v := c.view(s)
+	if v.Display[0].Offline || !v.Display[1].Offline || v.Display[2].Offline {
+		t.Fatalf("%+v", v.Display)
+	}
+}

@@ -1,0 +1,233 @@
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import App from '../App.svelte'
+import { completeSetup, fakeBackend, freshSetup } from './fake'
+import { notices } from './notices.svelte'
+import type { SessionView, SetupView } from './types'
+
+const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3-vl:30b', dataDir: '/tmp/j', warnings: [] as string[] }
+const clone = <T,>(v: T): T => JSON.parse(JSON.stringify(v))
+
+/** The window over a scriptable setup state; handlers may change it. */
+function world(initial: SetupView, over: Record<string, (...a: any[]) => unknown> = {}) {
+  const box = { state: clone(initial) }
+  const fake = fakeBackend({
+    'Shell.Info': () => info,
+    'Chat.List': () => [],
+    'Chat.Models': () => [],
+    'Setup.State': () => clone(box.state),
+    'Library.Ops': () => [],
+    ...over,
+  })
+  return { ...fake, box }
+}
+
+Element.prototype.scrollIntoView = function () {}
+
+beforeEach(() => {
+  localStorage.clear()
+  notices.clear()
+})
+afterEach(() => cleanup())
+
+describe('the setup panel', () => {
+  it('replaces the chat on a first launch and names the three missing pieces in plain words', async () => {
+    const w = world(freshSetup)
+    render(App, { props: { backend: w.backend } })
+    const panel = await screen.findByTestId('setup')
+    expect(screen.queryByText('Start a chat')?.closest('[hidden]')).toBeTruthy() // the chat view is hidden
+    const vault = await within(panel).findByTestId('setup-vault')
+    expect(vault.textContent).toContain('Choose the folder that holds your notes.')
+    expect(within(vault).getByRole('button', { name: 'Choose folder…' })).toBeTruthy()
+    const chat = within(panel).getByTestId('setup-chat')
+    expect(within(chat).getByTestId('ollama-status').textContent).toBe('Ollama is not running at http://127.0.0.1:11434.')
+    expect(chat.textContent).toContain('ollama serve')
+    // The technical chain is behind "Details", not in the sentence.
+    const details = chat.querySelector('details')!
+    expect(details.open).toBe(false)
+    expect(details.textContent).toContain('connection refused')
+    expect(chat.querySelector('.line')?.textContent).not.toContain('dial tcp')
+    expect(within(panel).getByRole('button', { name: 'Download search models (≈ 220 MB)' })).toBeTruthy()
+    expect(within(panel).getByTestId('search-mode').textContent).toBe('keyword')
+    expect((within(panel).getByRole('button', { name: 'Start using Jarvis' }) as HTMLButtonElement).disabled).toBe(true)
+    // Every warning sign is drawn, not a glyph the font may lack.
+    expect(panel.querySelectorAll('.sign svg path').length).toBeGreaterThanOrEqual(3)
+    expect(panel.textContent).not.toContain('⚠')
+  })
+
+  it('takes the vault from the folder dialog, then offers its folders as private and exclusions', async () => {
+    const w = world(freshSetup, {
+      'Setup.ChooseFolder': () => '/home/ada/Notes',
+      'Setup.SetVault': (path: string) => {
+        w.box.state = { ...clone(completeSetup), vault: { path, exists: true, private_dirs: ['private'], exclude: [], folders: ['garden', 'journal'] } }
+        return 'op-index'
+      },
+      'Setup.SetPrivateDirs': () => 'op-private',
+      'Setup.SetExclude': () => 'op-exclude',
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Choose folder…' }))
+    await waitFor(() => expect(w.called('Setup.SetVault')[0]?.args).toEqual(['/home/ada/Notes']))
+    w.emit('op', { op_id: 'op-index', kind: 'vault', title: 'Indexing the vault', seq: 2, stage: 'reading notes', done: 2, total: 3, state: 'running', started: '2026-01-01T00:00:01Z' })
+    expect((await screen.findByTestId('op')).textContent).toContain('reading notes 2/3')
+    w.emit('op', { op_id: 'op-index', kind: 'vault', title: 'Indexing the vault', seq: 3, stage: 'done', done: 3, total: 3, state: 'done', result: '3 added, 0 updated, 0 deleted, 0 warnings', started: '2026-01-01T00:00:01Z' })
+    expect((await screen.findByTestId('vault-path')).textContent).toBe('/home/ada/Notes')
+    await waitFor(() => expect(screen.getByTestId('op').textContent).toContain('3 added'))
+    // "private" is configured but not in this vault: shown, marked, kept.
+    expect(screen.getByLabelText(/private/).closest('label')?.textContent).toContain('not in this folder')
+    const save = screen.getByRole('button', { name: 'Save private folders' }) as HTMLButtonElement
+    expect(save.disabled).toBe(true)
+    await fireEvent.click(screen.getByLabelText('journal'))
+    await fireEvent.click(save)
+    await waitFor(() => expect(w.called('Setup.SetPrivateDirs')[0]?.args).toEqual([['private', 'journal']]))
+    await fireEvent.input(screen.getByLabelText('Never index'), { target: { value: 'templates, archive/* ,' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Save exclusions' }))
+    await waitFor(() => expect(w.called('Setup.SetExclude')[0]?.args).toEqual([['templates', 'archive/*']]))
+    await fireEvent.click(screen.getByRole('button', { name: 'Start using Jarvis' }))
+    expect(screen.getByTestId('setup').closest('[hidden]')).toBeTruthy()
+    expect(localStorage.getItem('jarvis.setupDone')).toBe('true')
+  })
+
+  it('a cancelled dialog changes nothing; a typed folder works too', async () => {
+    const w = world(freshSetup, { 'Setup.ChooseFolder': () => '', 'Setup.SetVault': () => 'op' })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Choose folder…' }))
+    await waitFor(() => expect(w.called('Setup.ChooseFolder')).toHaveLength(1))
+    expect(w.called('Setup.SetVault')).toHaveLength(0)
+    await fireEvent.input(screen.getByLabelText('Notes folder path'), { target: { value: ' /srv/notes ' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Use this folder' }))
+    await waitFor(() => expect(w.called('Setup.SetVault')[0]?.args).toEqual(['/srv/notes']))
+  })
+
+  it('offers the models Ollama has when it runs', async () => {
+    const st = clone(freshSetup)
+    st.ollama = { url: 'http://127.0.0.1:11434', running: true, models: ['llama3.2:latest', 'qwen3:8b'] }
+    const w = world(st, { 'Setup.SetChat': () => null })
+    render(App, { props: { backend: w.backend } })
+    const select = (await screen.findByLabelText('Model', { selector: 'select' })) as HTMLSelectElement
+    expect(Array.from(select.options).map((o) => o.value)).toEqual(['llama3.2:latest', 'qwen3:8b'])
+    await fireEvent.change(select, { target: { value: 'qwen3:8b' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Use this model' }))
+    await waitFor(() => expect(w.called('Setup.SetChat')[0]?.args).toEqual(['ollama', 'qwen3:8b']))
+    expect(await screen.findByText("New chats use Ollama's qwen3:8b.")).toBeTruthy()
+    await waitFor(() => expect(w.called('Shell.Info')).toHaveLength(2)) // the header reads the new default
+  })
+
+  it('takes an API key in a password field, sends it once and only ever shows "key set"', async () => {
+    const key = 'sk-ant-api03-secret-value'
+    const w = world(freshSetup, {
+      'Setup.SetAPIKey': () => {
+        w.box.state = { ...clone(w.box.state), keys: { anthropic: true, openrouter: false } }
+        return null
+      },
+      'Setup.SetChat': () => null,
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Or use a cloud model (Anthropic, OpenRouter)'))
+    const field = (await screen.findByLabelText('Anthropic API key')) as HTMLInputElement
+    expect(field.type).toBe('password')
+    expect((screen.getByLabelText('Model', { selector: '#model-anthropic' }) as HTMLInputElement).value).toBe('claude-sonnet-4-6')
+    await fireEvent.input(field, { target: { value: key } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Use Anthropic' }))
+    await waitFor(() => expect(w.called('Setup.SetChat')[0]?.args).toEqual(['anthropic', 'claude-sonnet-4-6']))
+    expect(w.called('Setup.SetAPIKey')[0].args).toEqual(['anthropic', key])
+    expect((await screen.findByTestId('key-set-anthropic')).textContent).toBe('key set')
+    expect(field.value).toBe('')
+    expect(document.body.innerHTML).not.toContain(key)
+  })
+
+  it('downloads the search models with progress, then shows the backfill and the new search mode', async () => {
+    const w = world(freshSetup, { 'Settings.FetchModels': () => 'op-dl' })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Download search models (≈ 220 MB)' }))
+    expect(w.called('Settings.FetchModels')).toHaveLength(1)
+    const t = '2026-01-01T00:00:0'
+    w.emit('op', { op_id: 'op-dl', kind: 'models', title: 'Download search models', seq: 2, stage: 'BAAI/bge-small-en-v1.5: onnx/model.onnx 2048 KiB', done: 0, total: 2, state: 'running', started: t + '1Z' })
+    const models = screen.getByTestId('setup-models')
+    await waitFor(() => expect(within(models).getByTestId('op').textContent).toContain('2048 KiB'))
+    expect((within(models).getByRole('button', { name: /Download search models/ }) as HTMLButtonElement).disabled).toBe(true)
+    expect((await screen.findByTestId('activity')).textContent).toContain('Downloading search models')
+    w.box.state = { ...clone(completeSetup), search: { mode: 'hybrid; 5 of 9 chunks still waiting for their vectors + rerank', chunks: 9, pending: 5 } }
+    w.emit('op', { op_id: 'op-dl', kind: 'models', title: 'Download search models', seq: 3, stage: 'done', done: 2, total: 2, state: 'done', result: 'installed 2 model(s); your notes and papers are being embedded in the background', started: t + '1Z' })
+    w.emit('op', { op_id: 'op-fill', kind: 'embed', title: 'Embedding for meaning-based search', seq: 2, stage: 'embedding 4 of 9 chunks', done: 4, total: 9, state: 'running', started: t + '2Z' })
+    await waitFor(() => expect(within(models).getAllByTestId('op').map((o) => o.textContent).join(' ')).toContain('embedding 4 of 9 chunks 4/9'))
+    expect(screen.getByTestId('activity').textContent).toBe('Embedding 4/9')
+    expect((within(models).getByRole('progressbar', { name: /Embedding/ }) as HTMLProgressElement).value).toBe(4)
+    w.emit('op', { op_id: 'op-fill', kind: 'embed', title: 'Embedding for meaning-based search', seq: 3, stage: 'done', done: 9, total: 9, state: 'done', result: '9 chunks embedded', started: t + '2Z' })
+    w.emit('kb', { mode: 'hybrid (keyword + dense) + rerank', summary: 'hybrid (keyword + dense) + rerank', chunks: 9, pending: 0 })
+    await waitFor(() => expect(screen.getByTestId('search-mode').textContent).toBe('hybrid (keyword + dense) + rerank'))
+    expect(screen.queryByTestId('activity')).toBeNull()
+    expect(screen.queryByRole('button', { name: /Download search models/ })).toBeNull()
+  })
+
+  it('stays out of the way when everything is set up, and after "Start using Jarvis" for the optional pieces', async () => {
+    render(App, { props: { backend: world(completeSetup).backend } })
+    expect(await screen.findByText('Start a chat')).toBeTruthy()
+    expect(screen.queryByTestId('setup')).toBeNull()
+    cleanup()
+    localStorage.setItem('jarvis.setupDone', 'true')
+    const noModel = { ...clone(completeSetup), complete: false, issues: { chat: freshSetup.issues!.chat } }
+    render(App, { props: { backend: world(noModel).backend } })
+    await screen.findByText('Start a chat')
+    await new Promise((r) => setTimeout(r, 20))
+    expect(screen.queryByTestId('setup')).toBeNull()
+  })
+
+  it('is part of Settings', async () => {
+    const w = world(completeSetup, {
+      'Settings.ResponseStyle': () => '',
+      'Settings.Summary': () => [],
+      'Settings.Prompts': () => [],
+      'Settings.Models': () => [],
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
+    const panel = await screen.findByTestId('setup')
+    expect(within(panel).getByTestId('vault-path').textContent).toBe('/home/ada/notes')
+    expect(within(panel).getByTestId('chat-ready').textContent).toContain('ollama:qwen3-vl:30b')
+    expect(within(panel).getByRole('button', { name: 'Choose another folder…' })).toBeTruthy()
+  })
+})
+
+describe('answers without a language model', () => {
+  it('are labelled as search results and their citations open like any other', async () => {
+    const view: SessionView = { id: 'a', title: 'Chat a', spec: 'ollama:qwen3-vl:30b', private: false, kbOnly: true, pinned: false, costUsd: 0, busy: false, display: [
+      { role: 'user', text: 'how do I water tomatoes', at: '' },
+      { role: 'assistant', offline: true, at: '', citations: [{ source: 'garden/tomatoes.md', title: 'tomatoes', file_path: 'garden/tomatoes.md' }],
+        text: '**Search results — no language model connected.** The chat model could not be reached: ollama.chat: Post "http://127.0.0.1:1/api/chat": dial tcp 127.0.0.1:1: connect: connection refused.\n\n1. **Tomatoes** [source: garden/tomatoes.md]\n   > Tomato plants need full sun.\n\n_Found by keyword search._' },
+    ] }
+    const w = world(completeSetup, {
+      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: view.spec, busy: false }],
+      'Chat.Open': () => view,
+      'Library.ViewSource': () => ({ title: 'tomatoes', chunks: [{ id: 7, text: 'Tomato plants need full sun.' }], cited: 7 }),
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    const reply = await screen.findByTestId('message-assistant')
+    expect(reply.classList.contains('offline')).toBe(true)
+    const head = within(reply).getByTestId('offline')
+    expect(head.textContent).toContain('Search results — no language model connected')
+    expect(head.querySelector('details')?.open).toBe(false) // the reason, with its error chain, behind "Why"
+    expect(reply.querySelector('.md')?.textContent).not.toContain('dial tcp')
+    expect(reply.querySelector('.md')?.textContent).toContain('Found by keyword search')
+    await fireEvent.click(within(reply).getByTestId('citation'))
+    expect(w.called('Library.ViewSource')[0].args[0]).toMatchObject({ source: 'garden/tomatoes.md' })
+    expect((await screen.findByTestId('viewer')).textContent).toContain('full sun')
+  })
+})
+
+describe('problems', () => {
+  it('show one sentence, the hint and the details behind a disclosure, once, with a drawn warning sign', async () => {
+    const w = world(completeSetup, { 'Library.Documents': () => [], 'Library.Search': () => { throw { message: 'library.Search: kb.Search: open /x/rag/store.db: permission denied', code: 'rag', hint: 'check that the data folder is writable' } } })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Library' }))
+    await fireEvent.input(await screen.findByLabelText('Search', { selector: 'input' }), { target: { value: 'x' } })
+    for (let i = 0; i < 2; i++) await fireEvent.click(screen.getByRole('button', { name: 'Search' }))
+    const alerts = await screen.findAllByRole('alert')
+    expect(alerts).toHaveLength(1)
+    expect(alerts[0].querySelector('.title')?.textContent).toBe('The knowledge base had a problem.')
+    expect(alerts[0].querySelector('.line')?.textContent).toBe('check that the data folder is writable')
+    expect(alerts[0].querySelector('details')?.textContent).toContain('permission denied')
+    expect(alerts[0].querySelector('.sign svg path')?.getAttribute('d')).toBeTruthy()
+  })
+})
