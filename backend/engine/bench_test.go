@@ -67,15 +67,7 @@ func BenchmarkBackfill(b *testing.B) {
 	cfg, model := benchVault(b, 2000)
 	ctx := context.Background()
 	cfg.RAG.EmbedModel = ""
-	e, err := engine.Open(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := e.Refresher().Refresh(ctx); err != nil {
-		b.Fatal(err)
-	}
-	st, _ := e.Status(ctx)
-	e.Close()
+	st, _ := openIndexed(b, cfg).Status(ctx)
 	cfg.RAG.EmbedModel = model
 	for b.Loop() {
 		e, err := engine.Open(cfg)
@@ -96,23 +88,32 @@ func BenchmarkBackfill(b *testing.B) {
 	b.ReportMetric(float64(st.Chunks)*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
 
-// BenchmarkSearchDuringBackfill reports keyword+dense search latency on an
-// idle store and while another engine (as the tray would) backfills it.
-func BenchmarkSearchDuringBackfill(b *testing.B) {
-	cfg, model := benchVault(b, 2000)
+// openIndexed opens an engine on cfg and indexes its vault (vectors too
+// when a model is configured).
+func openIndexed(b *testing.B, cfg *config.Config) *engine.Engine {
+	b.Helper()
 	ctx := context.Background()
-	cfg.RAG.EmbedModel = model
 	e, err := engine.Open(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	b.Cleanup(func() { e.Close() })
 	if _, err := e.Refresher().Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := e.Backfill(ctx, kb.BackfillOptions{}); err != nil {
 		b.Fatal(err)
 	}
+	return e
+}
+
+// BenchmarkSearchDuringBackfill reports keyword+dense search latency on an
+// idle store and while another engine (as the tray would) backfills it.
+func BenchmarkSearchDuringBackfill(b *testing.B) {
+	cfg, model := benchVault(b, 2000)
+	ctx := context.Background()
+	cfg.RAG.EmbedModel = model
+	e := openIndexed(b, cfg)
 	queries := []string{"landlord deposit", "tomato garden compost", "kernel cache register", "grant budget meeting"}
 	measure := func(b *testing.B) {
 		var lat []time.Duration
@@ -163,14 +164,7 @@ func BenchmarkSaveToFound(b *testing.B) {
 	cfg.RAG.EmbedModel = ""
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e, err := engine.Open(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	if _, err := e.Refresher().Refresh(ctx); err != nil {
-		b.Fatal(err)
-	}
+	e := openIndexed(b, cfg)
 	w := &vaultwatch.Watcher{Refresher: e.Refresher(), OnChange: func(vault.Result) {}}
 	go w.Run(ctx)
 	time.Sleep(500 * time.Millisecond) // the watcher's initial refresh
