@@ -16,7 +16,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/logs"
-	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 )
 
 // failSwapAfter, when >= 0, makes the swap fail after that many parts
@@ -46,7 +45,7 @@ func Restore(ctx context.Context, cfg *config.Config, dir string) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	lock, free, err := jsync.TryExclusive(daemon.DataDirLockPath(cfg))
+	lock, free, err := fsutil.TryExclusive(daemon.DataDirLockPath(cfg))
 	if err != nil {
 		return nil, err
 	}

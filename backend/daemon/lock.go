@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
-	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
 
 // The locks that keep the processes sharing one data dir (the window, the
@@ -28,22 +28,22 @@ func DataDirLockPath(cfg *config.Config) string { return filepath.Join(cfg.State
 // LockScheduler makes this process the data dir's one scheduler. A running
 // scheduler is an errs.Conflict wrapping *sync.HeldError, which says who
 // runs it.
-func LockScheduler(cfg *config.Config) (*jsync.Lock, error) {
-	return jsync.AcquireLock(SchedulerLockPath(cfg), "the scheduler")
+func LockScheduler(cfg *config.Config) (*fsutil.Lock, error) {
+	return fsutil.Acquire(SchedulerLockPath(cfg), "the scheduler")
 }
 
 // SchedulerHolder reports whether a scheduler runs for the data dir, and who.
-func SchedulerHolder(cfg *config.Config) (jsync.Holder, bool) {
-	return jsync.Held(SchedulerLockPath(cfg))
+func SchedulerHolder(cfg *config.Config) (fsutil.Holder, bool) {
+	return fsutil.Held(SchedulerLockPath(cfg))
 }
 
 // LockDigest makes this process the data dir's one digest run.
-func LockDigest(cfg *config.Config) (*jsync.Lock, error) {
-	return jsync.AcquireLock(DigestLockPath(cfg), "a digest run")
+func LockDigest(cfg *config.Config) (*fsutil.Lock, error) {
+	return fsutil.Acquire(DigestLockPath(cfg), "a digest run")
 }
 
 // HoldDataDir marks the data dir as in use for the life of the process; it
 // waits while a restore is replacing the data.
-func HoldDataDir(cfg *config.Config) (*jsync.Lock, error) {
-	return jsync.HoldShared(DataDirLockPath(cfg))
+func HoldDataDir(cfg *config.Config) (*fsutil.Lock, error) {
+	return fsutil.HoldShared(DataDirLockPath(cfg))
 }

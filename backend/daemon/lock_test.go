@@ -13,7 +13,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
-	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
 
 // The helper process: with JARVIS_DAEMON_LOCK set this test binary, as a
@@ -29,7 +29,7 @@ func TestDaemonLockHelperProcess(t *testing.T) {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	var l *jsync.Lock
+	var l *fsutil.Lock
 	switch which {
 	case "digest":
 		l, err = LockDigest(cfg)
@@ -85,7 +85,7 @@ func TestDigestRunsOncePerDataDirAcrossProcesses(t *testing.T) {
 	svc := &Services{Cfg: cfg, Getenv: func(string) string { return "" }}
 	defer svc.Close()
 	_, err = svc.RunDigest(context.Background(), DigestOptions{})
-	var held *jsync.HeldError
+	var held *fsutil.HeldError
 	if !errs.Is(err, errs.Conflict) || !errors.As(err, &held) || held.Holder.PID != pid {
 		t.Fatalf("a digest while another process runs one must be a conflict naming pid %d: %v", pid, err)
 	}

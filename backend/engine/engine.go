@@ -173,11 +173,7 @@ func (e *Engine) rt() (*embed.Runtime, error) {
 }
 
 func (e *Engine) loadEmbedder(spec string) (*embed.Embedder, error) {
-	ref, err := Resolve(e.Cfg.RAG.ModelsDir, spec)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := e.rt()
+	ref, rt, err := e.resolve(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -185,15 +181,21 @@ func (e *Engine) loadEmbedder(spec string) (*embed.Embedder, error) {
 }
 
 func (e *Engine) loadReranker(spec string) (*embed.Reranker, error) {
-	ref, err := Resolve(e.Cfg.RAG.ModelsDir, spec)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := e.rt()
+	ref, rt, err := e.resolve(spec)
 	if err != nil {
 		return nil, err
 	}
 	return rt.Reranker(ref.Dir)
+}
+
+// resolve finds a configured model's files and the runtime to load them on.
+func (e *Engine) resolve(spec string) (ModelRef, *embed.Runtime, error) {
+	ref, err := Resolve(e.Cfg.RAG.ModelsDir, spec)
+	if err != nil {
+		return ref, nil, err
+	}
+	rt, err := e.rt()
+	return ref, rt, err
 }
 
 // asEmbedder and asReranker keep a nil model a nil interface (a typed nil

@@ -26,8 +26,8 @@ type BackfillOptions struct {
 	// the call returns a conflict at once (background workers, which are
 	// kicked again later).
 	Wait bool
-	// Waiting is told once, with the holder's pid, when the wait begins.
-	Waiting func(pid string)
+	// Waiting is told once, naming the holder, when the wait begins.
+	Waiting func(holder string)
 }
 
 // backfillPoll is how often a waiting backfill retries the lock.
@@ -86,24 +86,24 @@ func Backfill(ctx context.Context, s *Store, e Embedder, o BackfillOptions) (Bac
 
 // backfillLock takes the store's backfill lock, waiting for another
 // process's backfill when asked to.
-func backfillLock(ctx context.Context, s *Store, o BackfillOptions) (*fsutil.FileLock, error) {
+func backfillLock(ctx context.Context, s *Store, o BackfillOptions) (*fsutil.Lock, error) {
 	const op = "kb.Backfill"
 	path := filepath.Join(s.dir, "backfill.lock")
 	told := false
 	for {
-		lock, err := fsutil.TryLock(path)
-		var le *fsutil.LockedError
+		lock, err := fsutil.Acquire(path, "an embedding backfill")
+		var held *fsutil.HeldError
 		switch {
 		case err == nil:
 			return lock, nil
-		case !errors.As(err, &le):
+		case !errors.As(err, &held):
 			return nil, errs.Wrap(errs.Internal, op, err)
 		case !o.Wait:
 			return nil, errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process is already embedding this knowledge base"),
 				"it continues in the background; search uses each vector as soon as it is stored")
 		}
 		if !told && o.Waiting != nil {
-			o.Waiting(le.PID)
+			o.Waiting(held.Holder.String())
 			told = true
 		}
 		select {

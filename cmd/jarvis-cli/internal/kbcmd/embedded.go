@@ -325,8 +325,8 @@ func embedPending(ctx context.Context, io *iostreams.IO, e *engine.Engine) error
 	var last time.Time
 	res, err := e.Backfill(ctx, kb.BackfillOptions{
 		Wait: true, // another process (the tray) may be embedding: wait for it, then do what is left
-		Waiting: func(pid string) {
-			fmt.Fprintf(io.Err, "another Jarvis process (pid %s) is embedding; waiting for it to finish…\n", pid)
+		Waiting: func(holder string) {
+			fmt.Fprintf(io.Err, "another Jarvis process (%s) is embedding; waiting for it to finish…\n", holder)
 		},
 		Progress: func(done, total int) {
 			if time.Since(last) > time.Second || done == total {

@@ -1,4 +1,4 @@
-package sync
+package fsutil
 
 import (
 	"bufio"
@@ -29,7 +29,7 @@ func TestLockHelperProcess(t *testing.T) {
 	if mode == "shared" {
 		l, err = HoldShared(path)
 	} else {
-		l, err = AcquireLock(path, "the helper's work")
+		l, err = Acquire(path, "the helper's work")
 	}
 	if err != nil {
 		fmt.Println("error:", err)
@@ -73,7 +73,7 @@ func TestLockExcludesAnotherProcessAndNamesIt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "scheduler.lock")
 	holder, stdin := startHolder(t, "exclusive", path)
 
-	_, err := AcquireLock(path, "the scheduler")
+	_, err := Acquire(path, "the scheduler")
 	var held *HeldError
 	if !errs.Is(err, errs.Conflict) || !errors.As(err, &held) {
 		t.Fatalf("a held lock must be a conflict naming the holder: %v", err)
@@ -90,7 +90,7 @@ func TestLockExcludesAnotherProcessAndNamesIt(t *testing.T) {
 
 	stdin.Close() // the helper releases and exits
 	holder.Wait()
-	l, err := AcquireLock(path, "the scheduler")
+	l, err := Acquire(path, "the scheduler")
 	if err != nil {
 		t.Fatalf("a released lock must be free: %v", err)
 	}
@@ -106,12 +106,12 @@ func TestLockExcludesAnotherProcessAndNamesIt(t *testing.T) {
 func TestKilledHolderLeavesNoStaleLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "digest.lock")
 	holder, _ := startHolder(t, "exclusive", path)
-	if _, err := AcquireLock(path, "a digest run"); !errs.Is(err, errs.Conflict) {
+	if _, err := Acquire(path, "a digest run"); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("want conflict while held: %v", err)
 	}
 	holder.Process.Signal(syscall.SIGKILL)
 	holder.Wait()
-	l, err := AcquireLock(path, "a digest run")
+	l, err := Acquire(path, "a digest run")
 	if err != nil {
 		t.Fatalf("a killed holder's lock must be free: %v", err)
 	}
@@ -120,12 +120,12 @@ func TestKilledHolderLeavesNoStaleLock(t *testing.T) {
 
 func TestLockExcludesWithinOneProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "digest.lock")
-	l, err := AcquireLock(path, "a digest run")
+	l, err := Acquire(path, "a digest run")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	if _, err := AcquireLock(path, "a digest run"); !errs.Is(err, errs.Conflict) {
+	if _, err := Acquire(path, "a digest run"); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("a second take in the same process must be refused: %v", err)
 	}
 }
