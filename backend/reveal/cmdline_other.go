@@ -1,0 +1,7 @@
+//go:build !windows
+
+package reveal
+
+import "os/exec"
+
+func prepare(*exec.Cmd) {}

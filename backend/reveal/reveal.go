@@ -1,0 +1,47 @@
+// Package reveal shows a file in the desktop's file manager: the one way a
+// draft (or a cited file) leaves Jarvis is the user copying it there.
+package reveal
+
+import (
+	"os/exec"
+	"path/filepath"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// Command is the argv that shows path in the file manager of goos (a
+// runtime.GOOS value). macOS and Windows select the file itself: `open -R
+// <path>` and `explorer /select,<path>`, the latter one argument, not two.
+// Linux has no portable "select", so xdg-open gets the containing folder —
+// never the file, which would hand a model-written document to whatever
+// application claims its extension. The path must be absolute, so it can
+// never be read as an option.
+func Command(goos, path string) ([]string, error) {
+	if !filepath.IsAbs(path) {
+		return nil, errs.New(errs.Invalid, "reveal", "%q is not an absolute path", path)
+	}
+	path = filepath.Clean(path)
+	switch goos {
+	case "darwin":
+		return []string{"open", "-R", path}, nil
+	case "windows":
+		return []string{"explorer", "/select," + path}, nil
+	default:
+		return []string{"xdg-open", filepath.Dir(path)}, nil
+	}
+}
+
+// Start runs argv without waiting for it (a file manager outlives the
+// call) and reaps it when it exits.
+func Start(argv []string) error {
+	if len(argv) == 0 {
+		return errs.New(errs.Invalid, "reveal", "no command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	prepare(cmd)
+	if err := cmd.Start(); err != nil {
+		return errs.Wrapf(errs.Internal, "reveal", err, "cannot start %s", argv[0])
+	}
+	go cmd.Wait() //nolint:errcheck // the exit status of a file manager says nothing
+	return nil
+}
