@@ -32,6 +32,9 @@ type Meta struct {
 	Visibility string `json:"visibility"`
 	SessionID  string `json:"session_id,omitempty"`
 	Keep       bool   `json:"keep"` // exempt from retention
+	// ChatSession is the conversation docked beside the draft in the
+	// editor (the human's, not the creating session).
+	ChatSession string `json:"chat_session,omitempty"`
 }
 
 // Draft is a draft's metadata and file list.
@@ -186,11 +189,27 @@ func (w *Workspace) List() ([]Draft, error) {
 
 // SetKeep marks a draft exempt from (or subject to) retention.
 func (w *Workspace) SetKeep(id string, keep bool) error {
+	return w.updateMeta(id, func(m *Meta) { m.Keep = keep })
+}
+
+// SetChatSession records the conversation the editor docks beside a draft.
+func (w *Workspace) SetChatSession(id, sessionID string) error {
+	if sessionID != "" {
+		if err := ValidateID(sessionID); err != nil {
+			return err
+		}
+	}
+	return w.updateMeta(id, func(m *Meta) { m.ChatSession = sessionID })
+}
+
+// updateMeta changes draft.json's bookkeeping; the draft's own age (what
+// retention counts) is left alone.
+func (w *Workspace) updateMeta(id string, change func(*Meta)) error {
 	meta, err := w.meta(id)
 	if err != nil {
 		return err
 	}
-	meta.Keep = keep
+	change(meta)
 	return w.writeMeta(*meta)
 }
 

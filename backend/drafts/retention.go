@@ -38,24 +38,65 @@ func (w *Workspace) Prune(days int) ([]string, error) {
 	}
 	var removed []string
 	for _, d := range stale {
-		dir, err := w.draftDir(d.ID)
-		if err != nil {
+		if err := w.remove(d.ID, "drafts.Prune"); err != nil {
 			return removed, err
 		}
-		if filepath.Dir(dir) != filepath.Clean(w.Root) {
-			return removed, errs.New(errs.Internal, "drafts.Prune", "refusing to remove %s outside the drafts root", dir)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return removed, errs.Wrapf(errs.Internal, "drafts.Prune", err, "removing draft %s", d.ID)
-		}
-		w.mu.Lock()
-		for tok, p := range w.proposals {
-			if p.DraftID == d.ID {
-				delete(w.proposals, tok)
-			}
-		}
-		w.mu.Unlock()
 		removed = append(removed, d.ID)
 	}
 	return removed, nil
+}
+
+// Delete removes a draft and everything in it, its waiting proposals
+// included. It is the human's own delete (the editor's, after a
+// confirmation naming the folder): no agent tool reaches it.
+func (w *Workspace) Delete(id string) error {
+	if _, err := w.meta(id); err != nil {
+		return err
+	}
+	return w.remove(id, "drafts.Delete")
+}
+
+// remove deletes one draft folder: an id, validated and contained, never a
+// caller's path, and only a direct child of the drafts root.
+func (w *Workspace) remove(id, op string) error {
+	dir, err := w.draftDir(id)
+	if err != nil {
+		return err
+	}
+	if filepath.Dir(dir) != filepath.Clean(w.Root) {
+		return errs.New(errs.Internal, op, "refusing to remove %s outside the drafts root", dir)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return errs.Wrapf(errs.Internal, op, err, "removing draft %s", id)
+	}
+	w.mu.Lock()
+	for tok, p := range w.proposals {
+		if p.DraftID == id {
+			delete(w.proposals, tok)
+		}
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// DaysLeft is how many days remain before retention removes d, counting
+// from its last change like Stale does; ok is false when it never will (a
+// kept draft, or retention off).
+func DaysLeft(d Draft, days int, now time.Time) (left int, ok bool) {
+	if days <= 0 || d.Keep {
+		return 0, false
+	}
+	remaining := d.UpdatedAt.Add(time.Duration(days) * 24 * time.Hour).Sub(now)
+	if remaining <= 0 {
+		return 0, true
+	}
+	return int((remaining + 24*time.Hour - 1) / (24 * time.Hour)), true
+}
+
+// Dir is a draft's folder (for the file manager), checked like every path.
+func (w *Workspace) Dir(id string) (string, error) {
+	if _, err := w.meta(id); err != nil {
+		return "", err
+	}
+	return w.draftDir(id)
 }
