@@ -15,18 +15,20 @@ import (
 
 // DocumentSummary is one de-duplicated document in a listing.
 type DocumentSummary struct {
-	Key        string `json:"key"` // source for papers, file_path for notes
-	DocType    string `json:"doc_type"`
-	Visibility string `json:"visibility"`
-	Source     string `json:"source"`
-	FilePath   string `json:"file_path,omitempty"`
-	Title      string `json:"title,omitempty"`
-	Authors    string `json:"authors,omitempty"`
-	DOI        string `json:"doi,omitempty"`
-	Category   string `json:"category,omitempty"`
-	Status     string `json:"status,omitempty"`
-	Entity     string `json:"entity,omitempty"`
-	Chunks     int    `json:"chunks"`
+	Key        string   `json:"key"` // source for papers, file_path for notes
+	DocType    string   `json:"doc_type"`
+	Visibility string   `json:"visibility"`
+	Source     string   `json:"source"`
+	FilePath   string   `json:"file_path,omitempty"`
+	Title      string   `json:"title,omitempty"`
+	Authors    string   `json:"authors,omitempty"`
+	DOI        string   `json:"doi,omitempty"`
+	Category   string   `json:"category,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Entity     string   `json:"entity,omitempty"`
+	EventDate  string   `json:"event_date,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Chunks     int      `json:"chunks"`
 }
 
 // List returns documents (not chunks) inside the filter. Vault notes share
@@ -42,7 +44,7 @@ func (s *Store) List(ctx context.Context, f Filter, limit int) ([]DocumentSummar
 	}
 	q := `SELECT CASE WHEN c.file_path != '' THEN c.file_path ELSE c.source END AS k,
 		MIN(c.doc_type), MIN(c.visibility), MIN(c.source), MIN(c.file_path), MAX(c.title), MAX(c.authors), MAX(c.doi),
-		MAX(c.category), MAX(c.status), MAX(c.entity), COUNT(*)
+		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), COUNT(*)
 		FROM chunks c WHERE ` + where + ` GROUP BY k ORDER BY MAX(c.date_added) DESC, k LIMIT ?`
 	rows, err := s.db.QueryContext(ctx, q, append(args, limit)...)
 	if err != nil {
@@ -52,10 +54,12 @@ func (s *Store) List(ctx context.Context, f Filter, limit int) ([]DocumentSummar
 	var out []DocumentSummary
 	for rows.Next() {
 		var d DocumentSummary
+		var tags string
 		if err := rows.Scan(&d.Key, &d.DocType, &d.Visibility, &d.Source, &d.FilePath, &d.Title, &d.Authors, &d.DOI,
-			&d.Category, &d.Status, &d.Entity, &d.Chunks); err != nil {
+			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &d.Chunks); err != nil {
 			return nil, errs.Wrap(errs.RAG, "kb.List", err)
 		}
+		d.Tags = DecodeTags(tags)
 		out = append(out, d)
 	}
 	return out, errs.Wrap(errs.RAG, "kb.List", rows.Err())

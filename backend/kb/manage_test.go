@@ -17,6 +17,7 @@ func TestListCountsSchemaAndDuplicates(t *testing.T) {
 	n1 := note("local", "job note", Public, nil)
 	n1.Meta.FilePath, n1.Meta.Category, n1.Meta.Status = "jobs/acme.md", "job_application", "rejected"
 	n1.Meta.Extra = map[string]string{"x_stauts": "typo"}
+	n1.Meta.EventDate, n1.Meta.Tags = "2024-03-01", EncodeTags([]string{"remote", "ml"})
 	n2 := note("local", "diary", Private, nil)
 	n2.Meta.FilePath = "private/diary.md"
 	s.Commit([]Chunk{n1, n2, paper("https://arxiv.org/abs/1", "Attention Is All You Need", "a"), paper("https://arxiv.org/abs/1", "Attention Is All You Need", "b")}, "")
@@ -24,6 +25,11 @@ func TestListCountsSchemaAndDuplicates(t *testing.T) {
 	docs, err := s.List(ctx, Filter{}, 0)
 	if err != nil || len(docs) != 3 {
 		t.Fatalf("notes share source=local and must key on file_path: %v %+v", err, docs)
+	}
+	for _, d := range docs {
+		if d.Key == "jobs/acme.md" && (d.EventDate != "2024-03-01" || len(d.Tags) != 2 || d.Tags[0] != "ml" || d.Tags[1] != "remote") {
+			t.Fatalf("a record's listing carries its date and tags: %+v", d)
+		}
 	}
 	c, err := s.Count(ctx)
 	if err != nil || c.Chunks != 4 || c.Documents != 3 || c.Private != 1 || c.ByType[DocPaper] != 2 || c.Records["job_application"] != 1 || c.Statuses["rejected"] != 1 {
