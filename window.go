@@ -18,8 +18,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
-// wireWindow connects the services to the desktop: the native file and
-// folder dialogs, the background work (vault watcher, embedding backfill)
+// wireWindow connects the services to the desktop: the native file,
+// folder and save dialogs, the background work (vault watcher, embedding backfill)
 // in this process, and a restart of the tray process after the vault
 // settings change.
 func wireWindow(svc *app.Services, cfg *config.Config, wailsCtx *atomic.Pointer[context.Context]) {
@@ -49,6 +49,15 @@ func wireWindow(svc *app.Services, cfg *config.Config, wailsCtx *atomic.Pointer[
 			start, _ = os.UserHomeDir()
 		}
 		return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title, DefaultDirectory: start, CanCreateDirectories: true})
+	}
+	svc.Editor.PickSave = func(title, name string) (string, error) {
+		ctx, err := window()
+		if err != nil {
+			return "", err
+		}
+		home, _ := os.UserHomeDir()
+		return runtime.SaveFileDialog(ctx, runtime.SaveDialogOptions{Title: title, DefaultDirectory: home, DefaultFilename: name,
+			Filters: []runtime.FileFilter{{DisplayName: "PDF", Pattern: "*.pdf"}}, CanCreateDirectories: true})
 	}
 	svc.OnVaultChange(func() { go restartTray(cfg) })
 	svc.Start()

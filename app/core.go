@@ -31,6 +31,9 @@ type core struct {
 	// changed is told after the vault settings changed on disk (the window
 	// restarts the tray process, which read the old ones).
 	changed func()
+	// launch starts a desktop program by argv (the file manager); the
+	// test bridge records the argv instead.
+	launch func(argv []string) error
 }
 
 func (c *core) agent() *agent.Agent { return c.ag.Load() }

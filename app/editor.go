@@ -2,8 +2,8 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"strings"
+	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -11,11 +11,35 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/drafts/render"
 )
 
+// DraftsEvent tells the window the drafts tree changed (a draft, a file, a
+// save or a proposal, from this process or jarvis-cli).
+const DraftsEvent = "drafts"
+
 // Editor serves the drafts editor: files, saves with a hash check, history,
-// the Markdown preview, proposals under review, compile and export.
+// the Markdown preview, proposals under review, compile and export, the
+// file manager, and the chat docked beside a draft.
 type Editor struct {
-	ws  *drafts.Workspace
-	cfg *config.Config
+	ws   *drafts.Workspace
+	cfg  *config.Config
+	core *core
+	chat *Chat
+	// PickSave asks where to save a file (the desktop's save dialog; ""
+	// when cancelled); the window wires it to the Wails runtime.
+	PickSave func(title, name string) (string, error)
+
+	mu     gosync.Mutex
+	pdfDir string                 // compiled PDFs, private, removed on Close
+	pdfs   map[string]compiledPDF // by reference
+	stop   context.CancelFunc     // the drafts watcher
+}
+
+// DraftView is a draft in the editor's list: its folder (named in the
+// delete confirmation) and the days retention leaves it (nil when it is
+// kept or retention is off).
+type DraftView struct {
+	drafts.Draft
+	Path     string `json:"path"`
+	DaysLeft *int   `json:"days_left"`
 }
 
 // FileView is one open file.
@@ -27,12 +51,19 @@ type FileView struct {
 }
 
 // Drafts lists the sandbox.
-func (e *Editor) Drafts() ([]drafts.Draft, error) {
+func (e *Editor) Drafts() ([]DraftView, error) {
 	list, err := e.ws.List()
-	if list == nil {
-		list = []drafts.Draft{}
+	out := make([]DraftView, 0, len(list))
+	now := time.Now()
+	for _, d := range list {
+		v := DraftView{Draft: d}
+		v.Path, _ = e.ws.Dir(d.ID) // listed a moment ago; an empty path only shortens the confirmation
+		if left, ok := drafts.DaysLeft(d, e.cfg.Drafts.RetentionDays, now); ok {
+			v.DaysLeft = &left
+		}
+		out = append(out, v)
 	}
-	return list, err
+	return out, err
 }
 
 // Open reads a draft file.
@@ -110,18 +141,6 @@ func (e *Editor) toolchain() render.Toolchain {
 // Tools says which of compile (LaTeX) and export (pandoc) exist here, so
 // the editor hides the buttons it cannot honour.
 func (e *Editor) Tools() render.Availability { return e.toolchain().Available() }
-
-// RenderResult is a compiled PDF (base64) with the tail of its log.
-type RenderResult struct {
-	PDF string `json:"pdf"`
-	Log string `json:"log"`
-}
-
-// Render compiles a .tex file or exports a .md file to PDF.
-func (e *Editor) Render(id, file string) (RenderResult, error) {
-	r, err := e.ws.Render(context.Background(), e.toolchain(), id, file)
-	return RenderResult{PDF: base64.StdEncoding.EncodeToString(r.PDF), Log: render.LogTail(r.Log, 40)}, err
-}
 
 // NewDraft creates a draft the human starts (public: it touched no
 // session's private data).

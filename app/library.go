@@ -302,11 +302,10 @@ func (l *Library) RevealCitation(c chat.Citation) error {
 	if err != nil {
 		return err
 	}
-	reveal := l.Reveal
-	if reveal == nil {
-		reveal = func(path string) error { return exec.Command("xdg-open", filepath.Dir(path)).Start() }
+	if l.Reveal != nil {
+		return l.Reveal(p)
 	}
-	return reveal(p)
+	return l.core.reveal(p)
 }
 
 // SourceView is a cited source shown inside the app: a PDF page as an

@@ -6,6 +6,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/reveal"
 )
 
 // Services are every Wails-bound service of the window.
@@ -23,7 +24,8 @@ type Services struct {
 // NewServices assembles the window's services over one agent; Start starts
 // the background work beside them.
 func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(string) string) *Services {
-	c := &core{cfg: cfg, getenv: getenv, emit: emit, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact}}
+	c := &core{cfg: cfg, getenv: getenv, emit: emit, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact},
+		launch: reveal.Start}
 	c.ag.Store(ag)
 	ch := &Chat{core: c, emit: emit, getenv: getenv, open: map[string]*chat.Session{}}
 	c.busy = ch.anyBusy
@@ -33,15 +35,22 @@ func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(str
 		Library:  &Library{core: c},
 		Settings: &Settings{core: c, prompts: ag.Prompts},
 		Setup:    &Setup{core: c},
-		Editor:   &Editor{ws: ag.Drafts, cfg: cfg},
+		Editor:   &Editor{ws: ag.Drafts, cfg: cfg, core: c, chat: ch},
 		Sync:     &Sync{cfg: cfg},
 		core:     c,
 	}
 }
 
 // Start runs the live vault watcher and the embedding backfill in this
-// process, over the agent's knowledge base.
-func (s *Services) Start() { s.core.startBackground() }
+// process, over the agent's knowledge base, and the drafts watcher.
+func (s *Services) Start() {
+	s.core.startBackground()
+	s.Editor.watch()
+}
+
+// SetLauncher replaces how desktop programs (the file manager) are
+// started; the test bridge records their command lines instead.
+func (s *Services) SetLauncher(launch func(argv []string) error) { s.core.launch = launch }
 
 // OnVaultChange is told after the vault settings changed on disk (the
 // window restarts the tray process, which runs with the settings it read).
@@ -55,5 +64,6 @@ func (s *Services) Bind() []any {
 // Close stops the background work and releases the knowledge base.
 func (s *Services) Close() error {
 	s.core.stopBackground()
+	s.Editor.close()
 	return s.core.agent().Close()
 }

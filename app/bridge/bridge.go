@@ -8,8 +8,10 @@
 // It also stands in for the parts of the Wails runtime the window calls
 // directly: POST /bridge/runtime records a runtime call (BrowserOpenURL) and
 // GET /bridge/runtime lists them, so a test can prove a link was handed to
-// the system browser; POST /bridge/dialog queues the answer the next native
-// file or folder dialog gives (Dialog, Folder).
+// the system browser; programs the services would start (the file
+// manager) are recorded there too, as "Launch" with their argv. POST
+// /bridge/dialog queues the answer the next native file, folder or save
+// dialog gives (Dialog, Folder, SavePath).
 package bridge
 
 import (
@@ -51,6 +53,22 @@ func (b *Bridge) Dialog(string) ([]string, error) {
 	b.dialogs = b.dialogs[1:]
 	return next, nil
 }
+
+// Launch records a desktop program's command line (the file manager)
+// instead of starting it, as a runtime call named "Launch".
+func (b *Bridge) Launch(argv []string) error {
+	args := make([]any, len(argv))
+	for i, a := range argv {
+		args[i] = a
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.runtime = append(b.runtime, RuntimeCall{Name: "Launch", Args: args})
+	return nil
+}
+
+// SavePath answers a native save dialog like Folder does.
+func (b *Bridge) SavePath(title, _ string) (string, error) { return b.Folder(title) }
 
 // Folder answers a native folder dialog with the first of the next queued
 // paths ("" when nothing is queued: the human cancelled).

@@ -108,7 +108,14 @@ func TestRuntimeCallsAreRecordedAndDialogsAnswered(t *testing.T) {
 	if dir, _ := b.Folder("vault"); dir != "/tmp/notes" {
 		t.Fatalf("queued folder: %q", dir)
 	}
+	http.Post(srv.URL+"/bridge/dialog", "application/json", strings.NewReader(`["/tmp/out.pdf"]`))
+	if p, _ := b.SavePath("save", "paper.pdf"); p != "/tmp/out.pdf" {
+		t.Fatalf("queued save path: %q", p)
+	}
 	http.Post(srv.URL+"/bridge/runtime", "application/json", strings.NewReader(`{"name":"BrowserOpenURL","args":["https://wails.io/"]}`))
+	if err := b.Launch([]string{"xdg-open", "/home/ada/drafts/d1"}); err != nil {
+		t.Fatal(err)
+	}
 	res, err := http.Get(srv.URL + "/bridge/runtime")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +123,10 @@ func TestRuntimeCallsAreRecordedAndDialogsAnswered(t *testing.T) {
 	defer res.Body.Close()
 	var calls []RuntimeCall
 	json.NewDecoder(res.Body).Decode(&calls)
-	if len(calls) != 1 || calls[0].Name != "BrowserOpenURL" || calls[0].Args[0] != "https://wails.io/" {
+	if len(calls) != 2 || calls[0].Name != "BrowserOpenURL" || calls[0].Args[0] != "https://wails.io/" {
 		t.Fatalf("recorded %+v", calls)
+	}
+	if calls[1].Name != "Launch" || len(calls[1].Args) != 2 || calls[1].Args[0] != "xdg-open" || calls[1].Args[1] != "/home/ada/drafts/d1" {
+		t.Fatalf("a launched program is recorded with its argv, not started: %+v", calls[1])
 	}
 }

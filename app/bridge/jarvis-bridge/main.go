@@ -38,7 +38,7 @@ import (
 )
 
 var demoNotes = map[string]string{
-	"garden/tomatoes.md": "---\ntype: howto\nstatus: tested\n---\n# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
+	"garden/tomatoes.md": "---\ntype: howto\nstatus: tested\ndate: 2024-05-01\ntags: [garden, summer]\n---\n# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
 	"garden/roses.md":    "# Roses\n\nPrune roses in late winter before new growth.\n",
 	"private/diary.md":   "# Diary\n\nWorried about the grant budget again today.\n",
 }
@@ -78,6 +78,7 @@ func run(addr, dist string, demo, fresh bool) error {
 		}
 		defer os.RemoveAll(home)
 		os.Setenv("JARVIS_HOME", home)
+		fmt.Printf("home: %s\n", home) // for jarvis-cli run beside the window
 		stop, err := startDemo(home)
 		if err != nil {
 			return err
@@ -98,6 +99,8 @@ func run(addr, dist string, demo, fresh bool) error {
 	br = bridge.New(svc.Bind()...)
 	svc.Library.Pick = br.Dialog
 	svc.Setup.PickFolder = br.Folder
+	svc.Editor.PickSave = br.SavePath
+	svc.SetLauncher(br.Launch)
 	svc.Start()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -251,6 +254,13 @@ const formattingAnswer = "## Formatting\n\n" +
 // draftRE finds a created draft's id in an earlier tool result.
 var draftRE = regexp.MustCompile(`Created draft (\S+)`)
 
+// draftIDRE finds a draft id named in the question itself (jarvis-cli ask).
+var draftIDRE = regexp.MustCompile(`\bdraft-[0-9a-f]{12}\b`)
+
+// editorRE reads the line the editor's docked composer puts before a
+// message (app.DraftContext): the draft and the open file.
+var editorRE = regexp.MustCompile(`^\[Editing draft (\S+) "(?:[^"\\]|\\.)*", file ([^\]\n]+)\]`)
+
 // sourceRE finds the first citation label in a tool result.
 var sourceRE = regexp.MustCompile(`\[source: ([^\]]+)\]`)
 
@@ -327,10 +337,14 @@ func startBrain() (string, func(), error) {
 		case strings.Contains(question, "write a draft"):
 			call("create_draft", map[string]any{"title": "Letter", "filename": "letter.md",
 				"content": "# Letter\n\nDear team,\n\nThanks for the data.\n\nBest,\nAda\n"})
+		case editorRE.MatchString(question) && strings.Contains(question, "warmer"):
+			m := editorRE.FindStringSubmatch(question)
+			call("propose_draft_edit", map[string]any{"draft_id": m[1], "filename": m[2], "summary": "a warmer closing",
+				"new_text": "# Mine\n\nWritten with care.\n\nWith warm regards,\nAda\n"})
 		case strings.Contains(question, "edit the draft"):
-			var id string
+			id := draftIDRE.FindString(question)
 			for _, m := range req.Messages {
-				if mm := draftRE.FindStringSubmatch(m.Content); mm != nil {
+				if mm := draftRE.FindStringSubmatch(m.Content); mm != nil && id == "" {
 					id = mm[1]
 				}
 			}
