@@ -8,8 +8,9 @@
 // library, editor, review and the setup panel are saved in dark and light.
 // Usage: node e2e/run.mjs BRIDGE_BINARY DIST [SCREENSHOT_DIR]
 import { spawn } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { tmpdir } from 'node:os'
 import { chromium } from 'playwright-core'
 import { AxeBuilder } from '@axe-core/playwright'
 
@@ -35,6 +36,19 @@ async function startBridge(mode) {
 const demo = await startBridge('-demo')
 const bridge = demo.proc
 let base = demo.base
+const demoHome = demo.out.match(/home: (.+)/)[1].trim()
+const cli = resolve(dirname(bridgeBin), 'jarvis-cli')
+// jarvis-cli run beside the window, on the demo's home.
+function runCLI(...args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cli, args, { env: { ...process.env, JARVIS_HOME: demoHome }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    p.stdout.on('data', (d) => (out += d))
+    p.stderr.on('data', (d) => (out += d))
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`jarvis-cli ${args.join(' ')} exited ${code}: ${out}`))))
+  })
+}
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -79,6 +93,13 @@ async function ask(text) {
   await box.press('Enter')
 }
 const runtimeCalls = async () => (await fetch(base + 'bridge/runtime')).json()
+const call = async (service, method, ...args) => {
+  const res = await fetch(base + 'bridge/call', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service, method, args }) })
+  const body = await res.json()
+  if (!res.ok) throw new Error(`${service}.${method}: ${body.message}`)
+  return body.result
+}
+const draftNamed = async (title) => (await call('Editor', 'Drafts')).find((d) => d.title === title)
 const notices = () => page.getByTestId('notices').locator('[role=alert]').count()
 
 // axe-core over the page as it is now, in both colour schemes: zero
@@ -263,6 +284,7 @@ await test('Ctrl+K jumps to a session by name; Ctrl+N starts a new chat', async 
 await test('the library lists notes; removing a vault note offers exclusion from the index', async () => {
   await page.getByRole('button', { name: 'Library' }).click()
   await page.getByRole('button', { name: 'Notes & records' }).click()
+  await expectText(page.getByTestId('doc').filter({ hasText: 'garden/tomatoes.md' }).getByTestId('record-meta'), /2024-05-01\s*#garden\s*#summer/)
   await a11y('library')
   const roses = page.getByTestId('doc').filter({ hasText: 'garden/roses.md' })
   await roses.getByRole('button', { name: 'Remove' }).click()
@@ -425,6 +447,200 @@ await test('drafts: unsaved text survives a view switch and a reload; saves are 
     .waitForFunction(() => { const t = document.querySelector('.cm-content')?.textContent ?? ''; return !/Second thoughts/.test(t) && /Written by hand/.test(t) }, null, { timeout: 5000 })
     .then(() => true, () => false)
   check(restored, 'restore did not bring the version back: ' + (await page.locator('.cm-content').textContent()))
+})
+
+await test('drafts: closing a dirty tab asks to save or discard; open tabs come back after a restart', async () => {
+  const tab = page.getByTestId('tab').filter({ hasText: 'mine.md' })
+  await page.locator('.cm-content').click()
+  await page.keyboard.press('Control+End')
+  await page.keyboard.type('\n\nNot kept.')
+  await expectText(tab, /•/)
+  await tab.getByTestId('close-tab').hover()
+  check(await tab.locator('.x').isVisible(), 'the dot does not become × on hover')
+  await tab.getByTestId('close-tab').click()
+  const dialog = page.getByTestId('close-dialog')
+  await expectText(dialog, /Save the changes to mine\.md\?/)
+  await a11y('close a dirty tab')
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  check(await tab.isVisible(), 'Cancel closed the tab')
+  await tab.getByTestId('close-tab').click()
+  await dialog.getByRole('button', { name: 'Discard' }).click()
+  await tab.waitFor({ state: 'detached' })
+  await page.getByTestId('draft-file').filter({ hasText: 'mine.md' }).click()
+  await expectText(page.locator('.cm-content'), /Written by hand/)
+  check(!/Not kept/.test(await page.locator('.cm-content').textContent()), 'discarded text came back')
+  // The tabs and the one in front are there again after a restart of the window.
+  await page.getByTestId('draft-file').filter({ hasText: 'letter.md' }).click()
+  await page.reload()
+  await page.getByRole('button', { name: 'Drafts' }).click()
+  await page.getByTestId('tab').filter({ hasText: 'mine.md' }).waitFor()
+  await expectText(page.locator('.tab.on'), /letter\.md/)
+  await expectText(page.locator('.cm-content'), /Dear colleagues/)
+})
+
+await test('drafts: the docked composer starts a session tied to the draft; what it proposes is reviewed beside the text', async () => {
+  await page.getByTestId('tab').filter({ hasText: 'mine.md' }).locator('.name').click()
+  const box = page.getByLabel('Message about this draft')
+  await box.fill('make it warmer please')
+  await box.press('Enter')
+  await expectText(page.getByTestId('draft-message-user'), /^make it warmer please$/) // shown without the line naming the draft
+  await page.getByTestId('hunk').first().waitFor() // the proposal opened in the editor's review by itself
+  await expectText(page.getByTestId('draft-message-assistant').last(), /Proposal only/)
+  const d = await draftNamed('My notes')
+  check(d.chat_session, 'the draft does not remember its conversation')
+  const session = (await call('Chat', 'List')).find((s) => s.id === d.chat_session)
+  check(session && session.title === 'Draft: My notes', 'no session about the draft: ' + JSON.stringify(session))
+  await a11y('editor with composer')
+  await shoot('editor-composer')
+  await page.getByRole('button', { name: 'Accept all' }).click()
+  await page.getByText(/Applied \d+ of \d+ change/).waitFor()
+  await expectText(page.locator('.cm-content'), /With warm regards/)
+})
+
+await test('drafts: a proposal made by jarvis-cli ask appears with ✎ and is accepted from the waiting list', async () => {
+  const letter = await draftNamed('Letter')
+  const before = (await call('Editor', 'Open', letter.id, 'letter.md')).text
+  check(!/Dear all/.test(before), 'the letter already says it')
+  const out = await runCLI('ask', `edit the draft ${letter.id}`)
+  check(/review/i.test(out), 'ask did not say a proposal waits: ' + out)
+  const item = page.getByTestId('waiting-item').filter({ hasText: 'letter.md' })
+  await item.waitFor() // pushed to the window, no reload
+  await page.getByTestId('draft-file').filter({ hasText: 'letter.md' }).getByTestId('pen').waitFor()
+  await page.getByTestId('tab').filter({ hasText: 'letter.md' }).getByTestId('pen').waitFor()
+  await a11y('waiting proposals')
+  await shoot('proposals')
+  await item.getByRole('button', { name: 'Review' }).click()
+  await page.getByTestId('hunk').first().waitFor()
+  await expectText(page.locator('.tab.on'), /letter\.md/)
+  await page.getByRole('button', { name: 'Accept all' }).click()
+  await page.getByText(/Applied \d+ of \d+ change/).waitFor()
+  await item.waitFor({ state: 'detached' })
+  check(!(await page.getByTestId('tab').filter({ hasText: 'letter.md' }).getByTestId('pen').count()), 'the ✎ stayed after the proposal was answered')
+  const after = (await call('Editor', 'Open', letter.id, 'letter.md')).text
+  check(after !== before, 'nothing was applied')
+})
+
+await test('drafts: the preview follows the editor while typing and on save, and the two scroll together both ways', async () => {
+  const d = await call('Editor', 'NewDraft', 'Long read', 'long.md')
+  const f = await call('Editor', 'Open', d.id, 'long.md')
+  const text = Array.from({ length: 60 }, (_, i) => `## Section ${i + 1}\n\n` + `Paragraph ${i + 1} says something about the garden. `.repeat(6 + (i % 5) * 4)).join('\n\n') + '\n'
+  await call('Editor', 'Save', d.id, 'long.md', text, f.hash)
+  await page.getByTestId('draft-file').filter({ hasText: 'long.md' }).click()
+  await page.getByRole('button', { name: 'Preview' }).click()
+  const preview = page.frameLocator('[data-testid=preview]')
+  await expectText(preview.locator('h2').first(), /Section 1/)
+  // Typing shows in the preview after a pause; saving shows at once.
+  await page.locator('.cm-content').click()
+  await page.keyboard.press('Control+Home')
+  await page.keyboard.type('# Fresh title\n\n')
+  await expectText(preview.locator('h1'), /Fresh title/)
+  await page.keyboard.press('Control+s')
+  await page.getByText('Saved long.md.').waitFor()
+  const previewTop = () => page.frameLocator('[data-testid=preview]').locator('html').evaluate((el) => el.ownerDocument.scrollingElement.scrollTop)
+  // The section at the top of each side: the editor's by its first visible line number.
+  const lines = ('# Fresh title\n\n' + text).split('\n')
+  const sectionOf = (line) => {
+    let n = 0
+    for (let i = 0; i < line && i < lines.length; i++) { const m = /^## Section (\d+)/.exec(lines[i]); if (m) n = Number(m[1]) }
+    return n
+  }
+  const editorSection = async () => sectionOf(await page.evaluate(() => {
+    const top = document.querySelector('.cm-scroller').getBoundingClientRect().top
+    for (const g of document.querySelectorAll('.cm-lineNumbers .cm-gutterElement')) {
+      const r = g.getBoundingClientRect()
+      if (/^\d+$/.test(g.textContent) && r.height > 0 && r.bottom > top + 1) return Number(g.textContent)
+    }
+    return 0
+  }))
+  const previewSection = () => page.frameLocator('[data-testid=preview]').locator('html').evaluate((el) => {
+    let n = 0
+    for (const h of el.ownerDocument.querySelectorAll('h2')) { if (h.getBoundingClientRect().top <= 40) n = Number(/\d+/.exec(h.textContent)[0]) }
+    return n
+  })
+  await page.locator('.cm-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight * 0.5))
+  await page.waitForFunction(() => document.querySelector('[data-testid=preview]').contentDocument.scrollingElement.scrollTop > 100)
+  await page.waitForTimeout(300)
+  const [e1, p1] = [await editorSection(), await previewSection()]
+  check(e1 > 10 && Math.abs(e1 - p1) <= 1, `editor at section ${e1}, preview at section ${p1}`)
+  // And the other way: the preview scrolled back up brings the editor along.
+  await page.waitForTimeout(200)
+  await page.frameLocator('[data-testid=preview]').locator('html').evaluate((el) => (el.ownerDocument.scrollingElement.scrollTop = el.ownerDocument.scrollingElement.scrollHeight * 0.2))
+  await page.waitForTimeout(400)
+  const [e2, p2] = [await editorSection(), await previewSection()]
+  check(p2 < p1 && Math.abs(e2 - p2) <= 1, `preview at section ${p2}, editor at section ${e2} (before: ${p1})`)
+  check((await previewTop()) > 0, 'the preview jumped to the top')
+  await page.getByRole('button', { name: 'Hide preview' }).click()
+})
+
+await test('drafts: a broken .tex shows its first error line; a good one opens in the page viewer and is saved', async () => {
+  check((await call('Editor', 'Tools')).latex, 'LaTeX is not installed for the end-to-end tests')
+  await page.getByLabel('Draft title').fill('Paper')
+  await page.getByLabel('Draft file').fill('paper.tex')
+  await page.getByRole('button', { name: 'New draft' }).click()
+  await page.getByTestId('tab').filter({ hasText: 'paper.tex' }).waitFor()
+  await page.locator('.cm-content').click()
+  await page.keyboard.type('\\documentclass{article}\n\\begin{document}\nHello\n\\foo{bar} baz\n\\end{document}\n')
+  // LaTeX highlighting: a command is coloured apart from the text.
+  const colours = await page.locator('.cm-line').first().evaluate((l) => [...l.querySelectorAll('span')].map((s) => getComputedStyle(s).color).concat(getComputedStyle(l).color))
+  check(new Set(colours).size > 1, '\\documentclass is not highlighted: ' + colours)
+  await page.getByRole('button', { name: 'Compile PDF' }).click() // saves first
+  const panel = page.getByTestId('compile-error')
+  await expectText(panel.getByTestId('first-error'), /Undefined control sequence\./)
+  await expectText(panel.getByTestId('error-context'), /l\.4 \\foo/)
+  check(!(await panel.locator('details').evaluate((d) => d.open)), 'the full log is not behind a disclosure')
+  await expectText(page.getByTestId('tab').filter({ hasText: 'paper.tex' }), /^(?!.*•)/) // saved before compiling
+  await a11y('compile error')
+  await shoot('latex-error')
+  await panel.getByRole('button', { name: 'Go to line 4' }).click()
+  await page.keyboard.press('End')
+  await page.keyboard.press('Shift+Home')
+  await page.keyboard.type('\\textbf{bar} baz\n\\newpage\nPage two.')
+  await page.getByRole('button', { name: 'Compile PDF' }).click()
+  const viewer = page.getByTestId('pdf-viewer')
+  await viewer.locator('img').waitFor({ timeout: 60000 })
+  await expectText(viewer.getByTestId('page-of'), /page 1 of 2/)
+  await viewer.getByRole('button', { name: 'Next page' }).click()
+  await expectText(viewer.getByTestId('page-of'), /page 2 of 2/)
+  await a11y('pdf viewer')
+  const dest = join(tmpdir(), `jarvis-e2e-${process.pid}-paper.pdf`)
+  await fetch(base + 'bridge/dialog', { method: 'POST', body: JSON.stringify([dest]) })
+  await viewer.getByRole('button', { name: 'Save PDF…' }).click()
+  await page.getByText(`Saved the PDF to ${dest}.`).waitFor()
+  check(existsSync(dest) && readFileSync(dest).subarray(0, 4).toString() === '%PDF', 'the saved file is not the PDF')
+  await page.keyboard.press('Escape')
+  await viewer.waitFor({ state: 'detached' })
+})
+
+await test('drafts: the context menu adds a file, shows it in the file manager (the command is recorded), deletes a draft after naming its folder', async () => {
+  const d = await draftNamed('Long read')
+  const row = page.getByTestId('draft').filter({ hasText: 'Long read' })
+  await expectText(row.getByTestId('days-left'), /^30 days left$/)
+  await row.getByLabel('keep').check()
+  await expectText(row.getByTestId('days-left'), /^kept$/)
+  await row.getByLabel('keep').uncheck()
+  await expectText(row.getByTestId('days-left'), /^30 days left$/)
+  await row.locator('.head').click({ button: 'right' })
+  const menu = page.getByTestId('context-menu')
+  await a11y('context menu')
+  await menu.getByRole('menuitem', { name: 'Add a file…' }).click()
+  const add = page.getByTestId('add-file-dialog')
+  await add.getByLabel('File name').fill('refs.bib')
+  await add.getByRole('button', { name: 'Add file' }).click()
+  await page.getByTestId('tab').filter({ hasText: 'refs.bib' }).waitFor()
+  await row.getByTestId('draft-file').filter({ hasText: 'refs.bib' }).click({ button: 'right' })
+  await menu.getByRole('menuitem', { name: 'Show in the file manager' }).click()
+  await page.waitForTimeout(200)
+  const launched = (await runtimeCalls()).filter((c) => c.name === 'Launch').at(-1)
+  check(launched && launched.args.length === 2 && launched.args[0] === 'xdg-open' && launched.args[1] === d.path, 'reveal built ' + JSON.stringify(launched) + ', wanted xdg-open ' + d.path)
+  await row.getByTestId('draft-menu').click()
+  await menu.getByRole('menuitem', { name: 'Delete draft…' }).click()
+  const dialog = page.getByTestId('delete-dialog')
+  await expectText(dialog.getByTestId('delete-path'), new RegExp('^' + d.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$'))
+  await a11y('delete a draft')
+  await dialog.getByRole('button', { name: 'Delete draft' }).click()
+  await row.waitFor({ state: 'detached' })
+  check(!(await page.getByTestId('tab').filter({ hasText: /long\.md|refs\.bib/ }).count()), 'tabs of the deleted draft stayed open')
+  check(!existsSync(d.path), 'the folder is still there')
 })
 
 await test('the sync panel reads the status file', async () => {

@@ -156,7 +156,16 @@ export interface Backend {
   setExclude(patterns: string[]): Promise<string>
   setChat(provider: string, model: string): Promise<void>
   setAPIKey(provider: string, key: string): Promise<void>
-  drafts(): Promise<T.Draft[]>
+  drafts(): Promise<T.DraftView[]>
+  /** Something in the drafts tree changed (this window, the agent, jarvis-cli). */
+  onDrafts(cb: () => void): () => void
+  addDraftFile(id: string, file: string): Promise<void>
+  /** Shows a draft file (or, with file '', the draft) in the file manager. */
+  revealDraft(id: string, file: string): Promise<void>
+  deleteDraft(id: string): Promise<void>
+  /** The conversation docked beside a draft (made on first use). */
+  draftSession(id: string): Promise<T.SessionView>
+  askAboutDraft(session: string, id: string, file: string, message: string): Promise<void>
   newDraft(title: string, filename: string): Promise<T.Draft>
   setKeep(id: string, keep: boolean): Promise<void>
   openFile(id: string, file: string): Promise<T.FileView>
@@ -170,6 +179,9 @@ export interface Backend {
   discard(token: string): Promise<void>
   tools(): Promise<T.Availability>
   render(id: string, file: string): Promise<T.RenderResult>
+  pdfPage(ref: string, page: number): Promise<T.SourceView>
+  /** Asks where to save a compiled PDF; '' when cancelled. */
+  savePDF(ref: string): Promise<string>
   syncStatus(): Promise<T.SyncView>
   /** Opens a web address in the system browser, never inside the app. */
   openURL(url: string): Promise<void>
@@ -229,6 +241,12 @@ export function backendOver(t: Transport): Backend {
     setChat: (p, m) => c('Setup', 'SetChat', p, m),
     setAPIKey: (p, k) => c('Setup', 'SetAPIKey', p, k),
     drafts: () => c('Editor', 'Drafts'),
+    onDrafts: (cb) => t.on('drafts', () => cb()),
+    addDraftFile: (id, f) => c('Editor', 'AddFile', id, f),
+    revealDraft: (id, f) => c('Editor', 'Reveal', id, f),
+    deleteDraft: (id) => c('Editor', 'DeleteDraft', id),
+    draftSession: (id) => c('Editor', 'DraftSession', id),
+    askAboutDraft: (sid, id, f, m) => c('Editor', 'AskAboutDraft', sid, id, f, m),
     newDraft: (title, f) => c('Editor', 'NewDraft', title, f),
     setKeep: (id, keep) => c('Editor', 'SetKeep', id, keep),
     openFile: (id, f) => c('Editor', 'Open', id, f),
@@ -242,6 +260,8 @@ export function backendOver(t: Transport): Backend {
     discard: (token) => c('Editor', 'Discard', token),
     tools: () => c('Editor', 'Tools'),
     render: (id, f) => c('Editor', 'Render', id, f),
+    pdfPage: (ref, page) => c('Editor', 'PDFPage', ref, page),
+    savePDF: (ref) => c('Editor', 'SavePDF', ref),
     syncStatus: () => c('Sync', 'Status'),
     openURL: (url) => t.runtime('BrowserOpenURL', url),
     copyText: (text) => t.runtime('ClipboardSetText', text),

@@ -79,13 +79,21 @@ export class ChatState {
   }
 
   async open(id: string) {
+    if (await this.load(id)) this.activeId = id
+  }
+
+  /** Loads a session's view (and its running turn) without making it the
+   * chat view's active one: the editor's docked conversation. Quiet: a
+   * session that is gone is no error worth a notice. */
+  async load(id: string, quiet = false): Promise<boolean> {
     try {
       const v = await this.backend.openSession(id)
       this.views[id] = v
-      this.activeId = id
       if (v.busy && !this.turns[id]) await this.resync(id)
+      return true
     } catch (e) {
-      this.fail(e)
+      if (!quiet) this.fail(e)
+      return false
     }
   }
 
@@ -104,14 +112,15 @@ export class ChatState {
     saveJSON(DRAFTS_KEY, this.inputs)
   }
 
-  async send(text: string) {
-    const id = this.activeId
+  /** Sends a message in a session (the active one unless named); via
+   * sends it another way (the editor's, which names the draft). */
+  async send(text: string, id = this.activeId, via = (sid: string, m: string) => this.backend.send(sid, m)) {
     const message = text.trim()
     if (!id || !message || this.turns[id]) return
     this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
     this.setInput(id, '')
     try {
-      await this.backend.send(id, message)
+      await via(id, message)
     } catch (e) {
       delete this.turns[id]
       this.setInput(id, message)
@@ -136,8 +145,7 @@ export class ChatState {
   /** Stop returns the composer at once; the backend rolls the turn back.
    * The question comes back into the message box unless something new
    * was typed there meanwhile. */
-  async stop() {
-    const id = this.activeId
+  async stop(id = this.activeId) {
     const t = this.turns[id]
     if (!t) return
     delete this.turns[id]

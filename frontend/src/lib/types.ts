@@ -78,6 +78,9 @@ export interface DocumentSummary {
   doi?: string
   category?: string
   status?: string
+  entity?: string
+  event_date?: string
+  tags?: string[]
 }
 
 export interface HitView {
@@ -151,6 +154,15 @@ export interface Draft {
   main_file: string
   files: string[]
   keep: boolean
+  updated_at?: string
+  chat_session?: string
+}
+
+/** A draft in the editor's list: its folder and the days retention leaves
+ * it (null when kept or retention is off). */
+export interface DraftView extends Draft {
+  path: string
+  days_left: number | null
 }
 
 export interface FileView {
@@ -185,6 +197,7 @@ export interface Proposal {
   draft_id: string
   file: string
   base_hash: string
+  session_id?: string
   summary: string
   hunks: Hunk[]
 }
@@ -194,8 +207,21 @@ export interface Availability {
   pandoc: boolean
 }
 
+/** The first error of a TeX run, with the lines TeX printed after it. */
+export interface LogError {
+  message: string
+  file?: string
+  line?: number
+  context: string[]
+}
+
+/** A compile or export: a failed run is a result with its log. */
 export interface RenderResult {
-  pdf: string
+  ok: boolean
+  pdf?: string // reference for pdfPage / savePDF
+  pages?: number
+  error?: string
+  first?: LogError
   log: string
 }
 
