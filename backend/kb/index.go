@@ -3,8 +3,10 @@ package kb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -24,20 +26,20 @@ import (
 type Index struct {
 	mu sync.RWMutex
 
-	gen  int64 // store generation reflected; -1 before the first load
-	rows []irow
-	byID map[int64]int32
-	dead bitset
-	live int
+	gen     int64  // store generation reflected; -1 before the first load
+	version uint64 // moves whenever rows or vectors change: pools cached under it are stale
+	rows    []irow
+	byID    map[int64]int32
+	dead    bitset
+	live    int
 
-	post map[uint32][]posting
+	post [][]posting // by term id, rows ascending
 
 	vecModel ModelInfo
-	vecs     []float32 // row r's vector at [r*dims, (r+1)*dims), L2-normalised
-	hasVec   bitset
-	nVec     int
+	vec      *vecSlab // nil without a model
 
 	intern map[string]string
+	pools  poolCache
 }
 
 type irow struct {
@@ -91,10 +93,8 @@ func (ix *Index) reset() {
 	ix.byID = map[int64]int32{}
 	ix.dead = nil
 	ix.live = 0
-	ix.post = map[uint32][]posting{}
-	ix.vecs = nil
-	ix.hasVec = nil
-	ix.nVec = 0
+	ix.post = nil
+	ix.vec = nil
 	ix.intern = map[string]string{}
 }
 
@@ -125,6 +125,7 @@ func (ix *Index) Sync(ctx context.Context, s *Store, vm ModelInfo) error {
 	if ix.gen == gen && sameOrZero(ix.vecModel, vm) {
 		return nil
 	}
+	ix.version++ // whatever happens below, cached pools are stale
 	var floor int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key='deletions_floor'), 0)`).Scan(&floor); err != nil {
 		return errs.Wrap(errs.RAG, op, err)
@@ -133,12 +134,15 @@ func (ix *Index) Sync(ctx context.Context, s *Store, vm ModelInfo) error {
 	if ix.gen < 0 || ix.gen < floor {
 		ix.reset()
 		since = -1
-	} else if !sameOrZero(ix.vecModel, vm) {
-		ix.vecs, ix.hasVec, ix.nVec = nil, nil, 0
 	}
 	vecsSince := since
-	if !sameOrZero(ix.vecModel, vm) || ix.vecs == nil {
+	if !sameOrZero(ix.vecModel, vm) || ix.vec == nil {
+		ix.vec = nil
 		vecsSince = -1
+		if vm.Dims > 0 {
+			ix.vec = newVecSlab(vm.Dims)
+			ix.vec.grow(len(ix.rows))
+		}
 	}
 	ix.vecModel = vm
 	if since >= 0 {
@@ -149,7 +153,7 @@ func (ix *Index) Sync(ctx context.Context, s *Store, vm ModelInfo) error {
 	if err := ix.loadRows(ctx, tx, since); err != nil {
 		return errs.Wrap(errs.RAG, op, err)
 	}
-	if !vm.IsZero() {
+	if ix.vec != nil {
 		if err := ix.loadVectors(ctx, tx, vecsSince); err != nil {
 			return errs.Wrap(errs.RAG, op, err)
 		}
@@ -188,9 +192,8 @@ func (ix *Index) drop(id int64) {
 	delete(ix.byID, id)
 	ix.dead.set(r)
 	ix.live--
-	if ix.hasVec != nil && ix.hasVec.has(r) {
-		ix.hasVec.clear(r)
-		ix.nVec--
+	if ix.vec != nil {
+		ix.vec.drop(r)
 	}
 }
 
@@ -214,6 +217,13 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) error {
 	defer rows.Close()
 	var extra string
 	var lex []byte
+	var r int32
+	addPosting := func(e lexEntry) {
+		if int(e.term) >= len(ix.post) {
+			ix.post = growTo(ix.post, int(e.term)+1)
+		}
+		ix.post[e.term] = append(ix.post[e.term], posting{row: r, body: sat16(e.body), meta: sat16(e.meta)})
+	}
 	for rows.Next() {
 		var id int64
 		m := &rowMeta{}
@@ -226,29 +236,25 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) error {
 		m.extra = decodeExtra(extra)
 		var oldVec []float32
 		if old, ok := ix.byID[id]; ok {
-			if d := ix.vecModel.Dims; ix.hasVec != nil && ix.hasVec.has(old) {
-				oldVec = append([]float32(nil), ix.vecs[int(old)*d:int(old+1)*d]...)
+			if ix.vec != nil && ix.vec.has.has(old) {
+				oldVec = append([]float32(nil), ix.vec.row(old)...)
 			}
 			ix.drop(id)
 		}
-		r := int32(len(ix.rows))
+		r = int32(len(ix.rows))
 		ix.rows = append(ix.rows, irow{id: id, m: m})
 		ix.byID[id] = r
 		ix.dead.grow(len(ix.rows))
 		ix.live++
-		bl, ml, err := decodeLexBlob(lex, func(e lexEntry) {
-			ix.post[e.term] = append(ix.post[e.term], posting{row: r, body: sat16(e.body), meta: sat16(e.meta)})
-		})
+		bl, ml, err := decodeLexBlob(lex, addPosting)
 		if err != nil {
 			return err
 		}
 		ix.rows[r].lenBody, ix.rows[r].lenMeta = bl, ml
-		if d := ix.vecModel.Dims; d > 0 {
-			ix.growVecs(len(ix.rows))
+		if ix.vec != nil {
+			ix.vec.grow(len(ix.rows))
 			if oldVec != nil {
-				copy(ix.vecs[int(r)*d:], oldVec)
-				ix.hasVec.set(r)
-				ix.nVec++
+				ix.vec.copyRow(r, oldVec)
 			}
 		}
 	}
@@ -257,23 +263,8 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) error {
 
 func sat16(n uint32) uint16 { return uint16(min(n, math.MaxUint16)) }
 
-func (ix *Index) growVecs(n int) {
-	d := ix.vecModel.Dims
-	if need := n * d; len(ix.vecs) < need {
-		if cap(ix.vecs) >= need {
-			ix.vecs = ix.vecs[:need]
-		} else {
-			grown := make([]float32, need, need+need/4)
-			copy(grown, ix.vecs)
-			ix.vecs = grown
-		}
-	}
-	ix.hasVec.grow(n)
-}
-
 func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, since int64) error {
-	d := ix.vecModel.Dims
-	ix.growVecs(len(ix.rows))
+	ix.vec.grow(len(ix.rows))
 	rows, err := tx.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND gen > ?`, ix.vecModel.ID, since)
 	if err != nil {
 		return err
@@ -285,18 +276,8 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, since int64) error
 		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		r, ok := ix.byID[id]
-		if !ok {
-			continue
-		}
-		dst := ix.vecs[int(r)*d : int(r+1)*d]
-		if !decodeVectorInto(dst, blob) {
-			continue // a vector of other dims is not this model's
-		}
-		normalise(dst)
-		if !ix.hasVec.has(r) {
-			ix.hasVec.set(r)
-			ix.nVec++
+		if r, ok := ix.byID[id]; ok {
+			ix.vec.setBlob(r, blob) // a vector of other dims is not this model's: skipped
 		}
 	}
 	return rows.Err()
@@ -305,14 +286,7 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, since int64) error
 // compact drops dead rows, renumbering the survivors.
 func (ix *Index) compact() {
 	remap := make([]int32, len(ix.rows))
-	var rows []irow
-	d := ix.vecModel.Dims
-	var vecs []float32
-	var hasVec bitset
-	if d > 0 {
-		vecs = make([]float32, 0, ix.live*d)
-		hasVec.grow(ix.live)
-	}
+	rows := make([]irow, 0, ix.live)
 	for r, row := range ix.rows {
 		if ix.dead.has(int32(r)) {
 			remap[r] = -1
@@ -322,12 +296,6 @@ func (ix *Index) compact() {
 		remap[r] = nr
 		rows = append(rows, row)
 		ix.byID[row.id] = nr
-		if d > 0 {
-			vecs = append(vecs, ix.vecs[r*d:(r+1)*d]...)
-			if ix.hasVec.has(int32(r)) {
-				hasVec.set(nr)
-			}
-		}
 	}
 	for t, ps := range ix.post {
 		out := ps[:0]
@@ -337,13 +305,15 @@ func (ix *Index) compact() {
 				out = append(out, p)
 			}
 		}
+		ix.post[t] = slices.Clip(out)
 		if len(out) == 0 {
-			delete(ix.post, t)
-		} else {
-			ix.post[t] = out
+			ix.post[t] = nil
 		}
 	}
-	ix.rows, ix.vecs, ix.hasVec = rows, vecs, hasVec
+	if ix.vec != nil {
+		ix.vec = ix.vec.compact(remap, len(rows))
+	}
+	ix.rows = rows
 	ix.dead = make(bitset, (len(rows)+63)/64)
 }
 
@@ -351,21 +321,66 @@ func (ix *Index) compact() {
 func (ix *Index) Len() (chunks, vectors int) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.live, ix.nVec
+	if ix.vec != nil {
+		vectors = ix.vec.n
+	}
+	return ix.live, vectors
 }
 
 // pool is a filter evaluated over the index: the rows inside it and their
-// collection statistics.
+// collection statistics. Pools are cached per filter until the index
+// changes; they are read-only once made.
 type pool struct {
 	rows    bitset
 	n       int
 	avgLen  float64
-	vectors int // rows in the pool that have a vector
+	vectors int       // rows in the pool that have a vector
+	norm    []float32 // BM25 length normalisation per row (pool rows only)
 }
 
-// poolOf evaluates f over every live row. Caller holds ix.mu.
-func (ix *Index) poolOf(f Filter) pool {
-	p := pool{rows: make(bitset, (len(ix.rows)+63)/64)}
+// poolCache keeps the pools of the last few filters of one index version.
+type poolCache struct {
+	mu      sync.Mutex
+	version uint64
+	byKey   map[string]*pool
+}
+
+const poolCacheSize = 16
+
+// key identifies a filter for the pool cache (maps marshal sorted).
+func (f Filter) key() string {
+	b, _ := json.Marshal(f) // strings, slices and a string map always marshal
+	return string(b)
+}
+
+// poolOf evaluates f over every live row, or returns the pool made for the
+// same filter since the index last changed. Caller holds ix.mu.
+func (ix *Index) poolOf(f Filter) *pool {
+	key := f.key()
+	c := &ix.pools
+	c.mu.Lock()
+	if c.version != ix.version || c.byKey == nil {
+		c.version, c.byKey = ix.version, map[string]*pool{}
+	}
+	p := c.byKey[key]
+	c.mu.Unlock()
+	if p != nil {
+		return p
+	}
+	p = ix.evalPool(f)
+	c.mu.Lock()
+	if c.version == ix.version {
+		if len(c.byKey) >= poolCacheSize {
+			clear(c.byKey)
+		}
+		c.byKey[key] = p
+	}
+	c.mu.Unlock()
+	return p
+}
+
+func (ix *Index) evalPool(f Filter) *pool {
+	p := &pool{rows: make(bitset, (len(ix.rows)+63)/64), norm: make([]float32, len(ix.rows))}
 	var total float64
 	for r := range ix.rows {
 		if ix.dead.has(int32(r)) || !f.matches(ix.rows[r].m) {
@@ -374,12 +389,18 @@ func (ix *Index) poolOf(f Filter) pool {
 		p.rows.set(int32(r))
 		p.n++
 		total += float64(ix.rows[r].lenBody + ix.rows[r].lenMeta)
-		if ix.hasVec != nil && ix.hasVec.has(int32(r)) {
+		if ix.vec != nil && ix.vec.has.has(int32(r)) {
 			p.vectors++
 		}
 	}
-	if p.n > 0 {
-		p.avgLen = total / float64(p.n)
+	if p.n == 0 {
+		return p
+	}
+	p.avgLen = total / float64(p.n)
+	for r := range ix.rows {
+		if p.rows.has(int32(r)) {
+			p.norm[r] = float32(bm25K1 * (1 - bm25B + bm25B*float64(ix.rows[r].lenBody+ix.rows[r].lenMeta)/p.avgLen))
+		}
 	}
 	return p
 }
@@ -392,21 +413,47 @@ const (
 	metaBoost = 2.0
 )
 
+// bm25IDF is the idf of a term found in df of n chunks (never negative).
+func bm25IDF(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
 type scored struct {
 	row   int32
 	score float32
 }
 
+// qterm is one analysed query term: its dictionary id and how often the
+// query repeats it. Queries carry them sorted by id, so scores are summed
+// in one order and rankings are reproducible to the last bit.
+type qterm struct {
+	id  uint32
+	qtf int
+}
+
+// accumulators are per-search score arrays, one slot per index row,
+// handed back zeroed.
+var accumulators sync.Pool
+
 // keyword ranks the pool by BM25 for the query terms and returns the best
-// k rows.
-func (ix *Index) keyword(p pool, terms map[uint32]int, k int) []scored {
+// k rows: term at a time into a dense accumulator, then a k-heap over the
+// rows touched.
+func (ix *Index) keyword(p *pool, terms []qterm, k int) []scored {
 	if p.n == 0 || len(terms) == 0 || k <= 0 {
 		return nil
 	}
-	acc := make(map[int32]float32, 256)
-	N := float64(p.n)
-	for t, qtf := range terms {
-		ps := ix.post[t]
+	acc, _ := accumulators.Get().(*[]float32)
+	if acc == nil {
+		acc = new([]float32)
+	}
+	*acc = growTo(*acc, len(ix.rows))
+	a := (*acc)[:len(ix.rows)]
+	var touched []int32
+	for _, t := range terms {
+		if int(t.id) >= len(ix.post) {
+			continue
+		}
+		ps := ix.post[t.id]
 		df := 0
 		for _, q := range ps {
 			if p.rows.has(q.row) {
@@ -416,59 +463,34 @@ func (ix *Index) keyword(p pool, terms map[uint32]int, k int) []scored {
 		if df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		w := float32(idf * float64(qtf))
+		w := float32(bm25IDF(p.n, df) * float64(t.qtf) * (bm25K1 + 1))
 		for _, q := range ps {
 			if !p.rows.has(q.row) {
 				continue
 			}
-			row := &ix.rows[q.row]
 			tf := float32(q.body) + metaBoost*float32(q.meta)
-			norm := float32(bm25K1 * (1 - bm25B + bm25B*float64(row.lenBody+row.lenMeta)/p.avgLen))
-			acc[q.row] += w * tf * (bm25K1 + 1) / (tf + norm)
+			if a[q.row] == 0 {
+				touched = append(touched, q.row)
+			}
+			a[q.row] += w * tf / (tf + p.norm[q.row])
 		}
 	}
 	top := newTopK(k)
-	for r, s := range acc {
-		top.push(scored{row: r, score: s})
+	for _, r := range touched {
+		top.push(scored{row: r, score: a[r]})
+		a[r] = 0
 	}
+	accumulators.Put(acc)
 	return top.sorted()
 }
 
 // dense ranks the pool's rows that have a vector by cosine similarity to q
 // (already normalised) and returns the best k.
-func (ix *Index) dense(p pool, q []float32, k int) []scored {
-	d := ix.vecModel.Dims
-	if p.vectors == 0 || len(q) != d || k <= 0 {
+func (ix *Index) dense(p *pool, q []float32, k int) []scored {
+	if ix.vec == nil || p.vectors == 0 || len(q) != ix.vec.dims || k <= 0 {
 		return nil
 	}
-	top := newTopK(k)
-	for wi := range min(len(p.rows), len(ix.hasVec)) {
-		w := p.rows[wi] & ix.hasVec[wi]
-		for w != 0 {
-			r := int32(wi*64 + bits.TrailingZeros64(w))
-			w &= w - 1
-			top.push(scored{row: r, score: dot(ix.vecs[int(r)*d:int(r+1)*d], q)})
-		}
-	}
-	return top.sorted()
-}
-
-// dot is the inner product, unrolled by four.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
+	return ix.vec.search(p.rows, q, k)
 }
 
 // topK keeps the k best scored rows in a min-heap.
@@ -523,11 +545,15 @@ func (t *topK) push(s scored) {
 
 // sorted returns the kept rows best first.
 func (t *topK) sorted() []scored {
-	out := append([]scored(nil), t.h...)
-	for i := 1; i < len(out); i++ { // k is small
-		for j := i; j > 0 && lessScored(out[j-1], out[j]); j-- {
-			out[j-1], out[j] = out[j], out[j-1]
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b scored) int {
+		switch {
+		case lessScored(b, a):
+			return -1
+		case lessScored(a, b):
+			return 1
 		}
-	}
+		return 0
+	})
 	return out
 }

@@ -154,7 +154,7 @@ type prepared struct {
 	text   string
 	vm     ModelInfo // vector model of qv; zero: keyword only
 	qv     []float32
-	terms  map[uint32]int
+	terms  []qterm
 	rerank Reranker
 }
 
