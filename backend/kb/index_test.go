@@ -122,4 +122,6 @@ func TestKeywordMatchesExhaustiveBM25(t *testing.T) {
 	}
 }
 
-func close32(a, b float32) bool { return math.Abs(float64(a-b)) <= 1e-4*math.Max(1, math.Abs(float64(b))) }
+func close32(a, b float32) bool {
+	return math.Abs(float64(a-b)) <= 1e-4*math.Max(1, math.Abs(float64(b)))
+}
