@@ -315,7 +315,8 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) (int, er
 		arena     []byte // the batch's lex blobs, back to back
 		ends      []int  // where each row's blob ends in arena
 		first     = int32(len(ix.rows))
-		odd       []int64 // rows whose fields held the separator
+		odd       []int64    // rows whose fields held the separator
+		moved     [][2]int32 // rewritten rows' vectors: from old row to new
 	)
 	for rows.Next() {
 		var id, rev int64
@@ -327,31 +328,30 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) (int, er
 			m = &rowMeta{}
 			odd = append(odd, id)
 		}
-		var oldVec []float32
+		r := int32(len(ix.rows))
 		if old, ok := ix.byID[id]; ok {
 			if ix.vec != nil && ix.vec.has.has(old) {
-				oldVec = slices.Clone(ix.vec.row(old))
+				moved = append(moved, [2]int32{old, r})
 			}
 			ix.drop(id)
 		}
-		r := int32(len(ix.rows))
 		ix.rows = append(ix.rows, irow{id: id, rev: rev, m: m})
 		ix.byID[id] = r
 		ix.live++
 		arena = append(arena, lex...)
 		ends = append(ends, len(arena))
-		if ix.vec != nil {
-			ix.vec.grow(len(ix.rows))
-			if oldVec != nil {
-				ix.vec.copyRow(r, oldVec)
-			}
-		}
 	}
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	rows.Close()
 	ix.dead.grow(len(ix.rows))
+	if ix.vec != nil { // grown once per sync: a full load allocates the slab once
+		ix.vec.grow(len(ix.rows))
+		for _, m := range moved {
+			ix.vec.copyRow(m[1], ix.vec.row(m[0]))
+		}
+	}
 	for _, id := range odd {
 		m, err := ix.rowMetaByColumns(ctx, tx, id)
 		if err != nil {
@@ -422,7 +422,7 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, since int64) error
 		return err
 	}
 	defer rows.Close()
-	var blob []byte
+	var blob sql.RawBytes // decoded in place, not copied
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id, &blob); err != nil {

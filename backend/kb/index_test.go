@@ -41,10 +41,10 @@ func TestInt8KernelMatchesGo(t *testing.T) {
 // nearly equal distances, the hard case for quantisation) and on pools
 // with holes (runs of every length).
 func TestDenseInt8RanksLikeFloat(t *testing.T) {
-	const n, dims = 10_000, 384
+	const n, dims = 10_000, 384 // more than two slab blocks
 	slab := newVecSlab(dims)
 	if slab.i8 == nil { // no kernel here: exercise the int8 path through the Go loop
-		slab.stride, slab.i8 = (dims+31)/32*32, []int8{}
+		slab.useInt8()
 	}
 	slab.grow(n)
 	for i := range n {

@@ -5,31 +5,39 @@ import (
 	"math/bits"
 )
 
-// vecSlab holds one model's vectors by index row, L2-normalised, in one
-// contiguous float32 slab. Where the int8 kernel runs (dot_amd64.s) it also
-// keeps an int8 copy with a scale per row: the dense scan reads that (a
-// quarter of the memory traffic, which is what bounds an exact scan) and
-// rescores its best candidates in float32, so the ranking is the float
-// ranking unless two scores sit closer than the quantisation error at the
-// edge of the candidate list (tested against the float scan).
+// vecSlab holds one model's vectors by index row, L2-normalised, float32,
+// in blocks of slabBlock rows (growing never copies what is there, and
+// nothing is allocated beyond the last block). Where the int8 kernel runs
+// (dot_amd64.s) it also keeps an int8 copy with a scale per row: the dense
+// scan reads that (a quarter of the memory traffic, which is what bounds an
+// exact scan) and rescores its best candidates in float32, so the ranking
+// is the float ranking unless two scores sit closer than the quantisation
+// error at the edge of the candidate list (tested against the float scan).
 type vecSlab struct {
 	dims int
-	f32  []float32 // row r at [r*dims, (r+1)*dims)
+	f32  [][]float32 // block b holds rows [b*slabBlock, (b+1)*slabBlock)
 	has  bitset
 	n    int // rows with a vector
 
-	stride int       // int8 row length: dims rounded up to 32, zero padded
-	i8     []int8    // nil without the kernel
-	scale  []float32 // row r ≈ i8 row r × scale[r]
+	stride int         // int8 row length: dims rounded up to 32, zero padded
+	i8     [][]int8    // nil without the kernel
+	scale  [][]float32 // row r ≈ its int8 row × its scale
 }
+
+// slabBlock is a multiple of 64, so one bitmap word never spans two blocks.
+const slabBlock = 4096
 
 func newVecSlab(dims int) *vecSlab {
 	v := &vecSlab{dims: dims}
 	if haveInt8Kernel && dims > 0 {
-		v.stride = (dims + 31) / 32 * 32
-		v.i8 = []int8{}
+		v.useInt8()
 	}
 	return v
+}
+
+func (v *vecSlab) useInt8() {
+	v.stride = (v.dims + 31) / 32 * 32
+	v.i8 = [][]int8{}
 }
 
 // bytesPerRow is the memory a row's vector takes.
@@ -43,10 +51,12 @@ func (v *vecSlab) bytesPerRow() int {
 
 // grow makes room for rows [0, n).
 func (v *vecSlab) grow(n int) {
-	v.f32 = growTo(v.f32, n*v.dims)
-	if v.i8 != nil {
-		v.i8 = growTo(v.i8, n*v.stride)
-		v.scale = growTo(v.scale, n)
+	for len(v.f32)*slabBlock < n {
+		v.f32 = append(v.f32, make([]float32, slabBlock*v.dims))
+		if v.i8 != nil {
+			v.i8 = append(v.i8, make([]int8, slabBlock*v.stride))
+			v.scale = append(v.scale, make([]float32, slabBlock))
+		}
 	}
 	v.has.grow(n)
 }
@@ -63,7 +73,15 @@ func growTo[T any](s []T, n int) []T {
 	return grown
 }
 
-func (v *vecSlab) row(r int32) []float32 { return v.f32[int(r)*v.dims : int(r+1)*v.dims] }
+func (v *vecSlab) row(r int32) []float32 {
+	o := int(r%slabBlock) * v.dims
+	return v.f32[r/slabBlock][o : o+v.dims]
+}
+
+func (v *vecSlab) row8(r int32) []int8 {
+	o := int(r%slabBlock) * v.stride
+	return v.i8[r/slabBlock][o : o+v.stride]
+}
 
 // setBlob stores a stored vector (little-endian float32s) at row r; false
 // when its length is not this model's.
@@ -78,7 +96,7 @@ func (v *vecSlab) setBlob(r int32, blob []byte) bool {
 	return true
 }
 
-// copyRow stores row src of from (a vector moving with its rewritten chunk).
+// copyRow stores a vector at row r (one moving with its rewritten chunk).
 func (v *vecSlab) copyRow(r int32, from []float32) {
 	copy(v.row(r), from)
 	v.quantise(r)
@@ -110,35 +128,32 @@ func (v *vecSlab) quantise(r int32) {
 	for _, x := range f {
 		m = max(m, abs32(x))
 	}
-	dst := v.i8[int(r)*v.stride : int(r+1)*v.stride]
+	dst := v.row8(r)
 	clear(dst)
+	scale := &v.scale[r/slabBlock][r%slabBlock]
 	if m == 0 {
-		v.scale[r] = 0
+		*scale = 0
 		return
 	}
 	inv := 127 / m
 	for i, x := range f {
 		dst[i] = int8(math.Round(float64(x * inv)))
 	}
-	v.scale[r] = m / 127
+	*scale = m / 127
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 // compact keeps the rows whose remap is >= 0, renumbered.
 func (v *vecSlab) compact(remap []int32, live int) *vecSlab {
-	out := newVecSlab(v.dims)
+	out := &vecSlab{dims: v.dims}
+	if v.i8 != nil {
+		out.useInt8()
+	}
 	out.grow(live)
 	for r, nr := range remap {
 		if nr >= 0 && v.has.has(int32(r)) {
-			copy(out.row(nr), v.row(int32(r)))
-			if v.i8 != nil && out.i8 != nil {
-				copy(out.i8[int(nr)*v.stride:int(nr+1)*v.stride], v.i8[r*v.stride:(r+1)*v.stride])
-				out.scale[nr] = v.scale[r]
-			} else {
-				out.quantise(nr)
-			}
-			out.mark(nr)
+			out.copyRow(nr, v.row(int32(r)))
 		}
 	}
 	return out
@@ -196,13 +211,18 @@ func (v *vecSlab) scanInt8(pool bitset, q []float32, k int) []scored {
 	top := newTopK(k)
 	for wi := range min(len(pool), len(v.has)) {
 		w := pool[wi] & v.has[wi]
+		if w == 0 {
+			continue
+		}
+		blk, first := wi*64/slabBlock, wi*64%slabBlock
+		vecs, scale := v.i8[blk], v.scale[blk]
 		for w != 0 {
 			lo := bits.TrailingZeros64(w)
 			run := bits.TrailingZeros64(^(w >> lo)) // consecutive set bits from lo
-			base := wi*64 + lo
-			dotsInt8(q16, v.i8[base*v.stride:], v.stride, out[:run])
+			at := first + lo
+			dotsInt8(q16, vecs[at*v.stride:], v.stride, out[:run])
 			for j, d := range out[:run] {
-				top.push(scored{row: int32(base + j), score: float32(d) * v.scale[base+j]})
+				top.push(scored{row: int32(wi*64 + lo + j), score: float32(d) * scale[at+j]})
 			}
 			if lo+run == 64 {
 				break
