@@ -228,8 +228,9 @@ const benchQueries = 300
 
 // BenchmarkKeyword: BM25 over the public pool (the cloud case: one chunk in
 // ten is filtered out before scoring), 25 results. "reference" is the
-// exhaustive scorer, "store" the full Store.BM25 call (index sync check,
-// query analysis, ranking, loading the 25 chunks).
+// exhaustive scorer, "index" the index's ranking as a search runs it
+// (generation check, query analysis, pool, BM25 top 25), "store" the full
+// Store.BM25 call (that plus loading the 25 chunks from SQLite).
 func BenchmarkKeyword(b *testing.B) {
 	for _, n := range benchSizes {
 		queries := benchCorpus.Queries(benchQueries, n)
@@ -237,6 +238,23 @@ func BenchmarkKeyword(b *testing.B) {
 		b.Run(fmt.Sprintf("chunks=%d/reference", n), func(b *testing.B) {
 			ref := newRefBM25(synthChunks(0, n, 0), func(c Chunk) bool { return c.Meta.Visibility == Public })
 			latencies(b, func(i int) { ref.search(queries[i%len(queries)], 25) })
+		})
+		b.Run(fmt.Sprintf("chunks=%d/index", n), func(b *testing.B) {
+			s := sharedStore(b, n)
+			ctx := context.Background()
+			ix := s.Index()
+			latencies(b, func(i int) {
+				if err := ix.Sync(ctx, s, ix.model()); err != nil {
+					b.Fatal(err)
+				}
+				terms, err := s.queryTerms(ctx, queries[i%len(queries)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				ix.mu.RLock()
+				ix.keyword(ix.poolOf(f), terms, 25)
+				ix.mu.RUnlock()
+			})
 		})
 		b.Run(fmt.Sprintf("chunks=%d/store", n), func(b *testing.B) {
 			s := sharedStore(b, n)
@@ -298,6 +316,9 @@ func BenchmarkSearch(b *testing.B) {
 						b.Fatal(err)
 					}
 				})
+				if ix := s.Index(); ix.vec != nil {
+					b.ReportMetric(float64(ix.vec.bytesPerRow())*100_000/1e6, "MB/100k-vectors")
+				}
 			})
 		}
 	}

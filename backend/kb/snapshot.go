@@ -289,3 +289,11 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 	}
 	return gen, nil
 }
+
+// WarmIndex brings this process's index up to the store (keyword part; the
+// vectors it holds, if any, too). Called after a large write, it leaves the
+// snapshot the next one-shot search starts from.
+func (s *Store) WarmIndex(ctx context.Context) error {
+	ix := s.Index()
+	return ix.Sync(ctx, s, ix.model())
+}
