@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // A one-shot process (`jarvis-cli kb search`) would spend most of its life
@@ -94,6 +95,7 @@ func (ix *Index) verifySnapshot(ctx context.Context, tx *sql.Tx, gen int64) (boo
 // fsync: a torn file fails its checksum and is ignored. Caller holds ix.mu
 // (read).
 func (ix *Index) writeSnapshot(dir string) (err error) {
+	removeStaleTemps(dir)
 	tmp, err := os.CreateTemp(dir, "."+SnapshotName+".tmp-*") // 0600
 	if err != nil {
 		return err
@@ -198,6 +200,17 @@ func (ix *Index) writeSnapshot(dir string) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, SnapshotName))
+}
+
+// removeStaleTemps deletes temp files of snapshot writes that a killed
+// process left behind (an hour is far beyond any write in progress).
+func removeStaleTemps(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "."+SnapshotName+".tmp-*")) // the pattern is valid
+	for _, p := range old {
+		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > time.Hour {
+			os.Remove(p) // best effort: another process may have taken it first
+		}
+	}
 }
 
 var errSnapshot = errors.New("index snapshot unreadable")
