@@ -156,8 +156,9 @@ func (ix *Index) Sync(ctx context.Context, s *Store, vm ModelInfo) error {
 		vecsSince = -1
 	}
 	ix.vecModel = vm
+	deleted := 0
 	if since >= 0 {
-		if err := ix.applyDeletions(ctx, tx, since); err != nil {
+		if deleted, err = ix.applyDeletions(ctx, tx, since); err != nil {
 			return errs.Wrap(errs.RAG, op, err)
 		}
 	}
@@ -190,7 +191,7 @@ func (ix *Index) Sync(ctx context.Context, s *Store, vm ModelInfo) error {
 		ix.compact()
 	}
 	ix.gen = gen
-	if loaded >= snapshotMinRows {
+	if loaded+deleted >= snapshotMinRows {
 		if err := ix.writeSnapshot(s.dir); err != nil { // a cache: the search goes on without it
 			logs.L().Warn("cannot write the index snapshot", "dir", s.dir, "err", err)
 		}
@@ -209,20 +210,22 @@ func (ix *Index) freshVectors(vm ModelInfo) {
 
 func sameOrZero(a, b ModelInfo) bool { return a.ID == b.ID && a.Dims == b.Dims }
 
-func (ix *Index) applyDeletions(ctx context.Context, tx *sql.Tx, since int64) error {
+func (ix *Index) applyDeletions(ctx context.Context, tx *sql.Tx, since int64) (int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT chunk_id FROM deletions WHERE gen > ?`, since)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return err
+			return n, err
 		}
 		ix.drop(id)
+		n++
 	}
-	return rows.Err()
+	return n, rows.Err()
 }
 
 // drop marks id's row dead (its postings are skipped, then compacted).

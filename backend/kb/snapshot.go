@@ -37,8 +37,9 @@ import (
 // what the store holds: file names, tags and term ids of private notes).
 const SnapshotName = "index.snapshot"
 
-// snapshotMinRows: a sync that read at least this many rows from SQLite
-// writes a snapshot (a cold load, or a large catch-up). Tests lower it.
+// snapshotMinRows: a sync that read or dropped at least this many rows
+// writes a snapshot (a cold load, a large catch-up or deletion). Tests
+// lower it.
 var snapshotMinRows = 5000
 
 var snapshotMagic = [8]byte{'J', 'K', 'B', 'S', 'N', 'A', 'P', '1'}
