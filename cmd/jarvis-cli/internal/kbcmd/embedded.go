@@ -228,6 +228,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				return err
 			}
 			fmt.Fprintf(io.Out, "added %d, updated %d, deleted %d, reclassified %d\n", res.Added, res.Updated, res.Deleted, res.Reclassified)
+			if err := e.Store.WarmIndex(ctx); err != nil { // leaves the snapshot a cold `kb search` starts from
+				return err
+			}
 			if noEmbed || e.Embedder() == nil {
 				st, err := e.Status(ctx)
 				if err != nil {
