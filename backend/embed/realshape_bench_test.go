@@ -161,6 +161,31 @@ func (s *shapeSuite) chunks(b *testing.B, tok *textTokenizer, n, count int) []st
 	return out
 }
 
+// checkAgreement compares the backends' vectors on the real-size graph.
+func (s *shapeSuite) checkAgreement(b *testing.B, texts []string) {
+	ctx := context.Background()
+	ort, err := s.embedder(b, BackendORT).EmbedDocuments(ctx, texts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pure, err := s.embedder(b, BackendGo).EmbedDocuments(ctx, texts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	worst := 1.0
+	for i := range texts {
+		var c float64
+		for k := range ort[i] {
+			c += float64(ort[i][k]) * float64(pure[i][k])
+		}
+		worst = min(worst, c)
+	}
+	if worst < 0.999 {
+		b.Fatalf("the backends disagree: cosine %.6f", worst)
+	}
+	b.Logf("onnxruntime vs go: lowest cosine %.7f over %d chunks", worst, len(texts))
+}
+
 // chunksPerOp: 16 chunks make one full batch at 128 tokens and two at 512.
 const chunksPerOp = 16
 
@@ -185,6 +210,9 @@ func BenchmarkShapeEmbed(b *testing.B) {
 				}
 				rates[backend] = float64(len(texts)*b.N) / b.Elapsed().Seconds()
 				b.ReportMetric(rates[backend], "chunks/s")
+				if backend == BackendGo {
+					s.checkAgreement(b, texts)
+				}
 			})
 		}
 		b.Run(fmt.Sprintf("tokens=%d/onnxruntime-vs-node", n), func(b *testing.B) {

@@ -9,6 +9,8 @@ export PATH="$(go env GOPATH)/bin:$PATH"
 printf '\n==> building the desktop app\n'
 wails build -skipbindings -clean -ldflags "-X github.com/jarvis-kb/jarvis/backend/version.Version=$(git describe --always --dirty 2>/dev/null || echo dev)"
 go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
+. build/scripts/onnxruntime.sh
+install_ort_beside build/bin
 
 printf '\n==> checking models\n'
 build/bin/jarvis-cli models list || true

@@ -16,6 +16,12 @@ printf '\n==> desktop build\n'
 (cd frontend && npm run --silent build >/dev/null)
 wails build -s -skipbindings -clean >/tmp/jarvis-wails-build.log 2>&1 || { cat /tmp/jarvis-wails-build.log; exit 1; }
 go build -o build/bin/jarvis-cli ./cmd/jarvis-cli
+# The binaries find ONNX Runtime beside them; go test's binaries are built
+# elsewhere and are told where it is. JARVIS_REQUIRE_TOOLS below makes the
+# ONNX Runtime tests fail, not skip, when setup could not install it.
+. build/scripts/onnxruntime.sh
+install_ort_beside build/bin
+export JARVIS_ORT_LIB="${JARVIS_ORT_LIB:-$ORT_LIB}"
 
 printf '\n==> go vet\n'
 go vet ./...
