@@ -240,9 +240,10 @@ func modelView(op, dir, graph string) (string, func(), error) {
 	return view, cleanup, nil
 }
 
-// model is a loaded graph with its tokenizer; one call at a time.
+// model is a loaded graph with its tokenizer. Calls may overlap: an ONNX
+// Runtime session runs concurrent calls, the Go backend takes them a batch
+// at a time, so a search query waits at most one batch of an indexing run.
 type model struct {
-	mu    sync.Mutex
 	enc   encoder
 	tok   *textTokenizer
 	batch int
@@ -253,8 +254,6 @@ type model struct {
 // batches. Inference panics (the Go backend reports some graph errors so)
 // become errors.
 func (m *model) forEachBatch(ctx context.Context, op string, inputs []tokens, use func(*paddedBatch, graphOutput)) (err error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	defer recoverInto(op, &err)
 	for _, b := range plan(inputs, m.batch) {
 		if err := ctx.Err(); err != nil {

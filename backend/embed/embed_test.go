@@ -3,6 +3,7 @@ package embed_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -279,6 +280,57 @@ func TestRerankerRejectsAnEmbedder(t *testing.T) {
 		}
 		if _, err := rt.Reranker(dir); !errs.Is(err, errs.RAG) {
 			t.Fatalf("an embedding model loaded as a reranker: err = %v", err)
+		}
+	})
+}
+
+// Searches embed queries while indexing embeds documents: calls overlap.
+func TestConcurrentCalls(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, rt *embed.Runtime) {
+		e := newEmbedder(t, rt, embed.PoolCLS)
+		dir := t.TempDir()
+		if err := embedtest.WriteReranker(dir, embedtest.Words(corpus...)); err != nil {
+			t.Fatal(err)
+		}
+		rr, err := rt.Reranker(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		want, err := e.EmbedDocuments(ctx, corpus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		failures := make(chan string, 30)
+		for g := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5 {
+					switch g % 3 {
+					case 0:
+						got, err := e.EmbedDocuments(ctx, corpus)
+						if err != nil || dot(got[2], want[2]) < 0.9999 {
+							failures <- fmt.Sprintf("documents: %v", err)
+						}
+					case 1:
+						got, err := e.EmbedQuery(ctx, corpus[1])
+						if err != nil || dot(got, want[1]) < 0.9999 {
+							failures <- fmt.Sprintf("query: %v", err)
+						}
+					default:
+						if _, err := rr.Rerank(ctx, "transformer", corpus); err != nil {
+							failures <- fmt.Sprintf("rerank: %v", err)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(failures)
+		for f := range failures {
+			t.Error(f)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package embed
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/knights-analytics/hugot/backends"
 )
@@ -16,11 +17,14 @@ type encoder interface {
 // goEncoder drives a hugot pipeline with batches Jarvis tokenised and
 // padded itself, so both backends run on identical inputs.
 type goEncoder struct {
+	mu     sync.Mutex // one batch at a time, as hugot's pipelines run
 	pipe   *backends.BasePipeline
 	output int // index of the graph output to read
 }
 
 func (g *goEncoder) run(b *paddedBatch) (out graphOutput, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	batch := backends.NewBatch(b.rows)
 	defer func() { err = errors.Join(err, batch.Destroy()) }()
 	batch.Input = make([]backends.TokenizedInput, b.rows)
