@@ -161,14 +161,10 @@ func (s *shapeSuite) chunks(b *testing.B, tok *textTokenizer, n, count int) []st
 	return out
 }
 
-// checkAgreement compares the backends' vectors on the real-size graph.
-func (s *shapeSuite) checkAgreement(b *testing.B, texts []string) {
-	ctx := context.Background()
-	ort, err := s.embedder(b, BackendORT).EmbedDocuments(ctx, texts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pure, err := s.embedder(b, BackendGo).EmbedDocuments(ctx, texts)
+// checkAgreement compares the pure-Go backend's vectors with ONNX
+// Runtime's on the real-size graph.
+func (s *shapeSuite) checkAgreement(b *testing.B, texts []string, pure [][]float32) {
+	ort, err := s.embedder(b, BackendORT).EmbedDocuments(context.Background(), texts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -203,15 +199,17 @@ func BenchmarkShapeEmbed(b *testing.B) {
 				if _, err := e.EmbedDocuments(ctx, texts); err != nil {
 					b.Fatal(err)
 				}
+				var vecs [][]float32
 				for b.Loop() {
-					if _, err := e.EmbedDocuments(ctx, texts); err != nil {
+					var err error
+					if vecs, err = e.EmbedDocuments(ctx, texts); err != nil {
 						b.Fatal(err)
 					}
 				}
 				rates[backend] = float64(len(texts)*b.N) / b.Elapsed().Seconds()
 				b.ReportMetric(rates[backend], "chunks/s")
 				if backend == BackendGo {
-					s.checkAgreement(b, texts)
+					s.checkAgreement(b, texts, vecs)
 				}
 			})
 		}
@@ -222,8 +220,8 @@ func BenchmarkShapeEmbed(b *testing.B) {
 			rates["paired-ort"], rates["node"] = len64(texts)/ort, len64(texts)/node
 			b.ReportMetric(rates["paired-ort"], "ort-chunks/s")
 			b.ReportMetric(rates["node"], "node-chunks/s")
+			logRatios(b, fmt.Sprintf("embed %d tokens", n), rates)
 		})
-		logRatios(b, fmt.Sprintf("embed %d tokens", n), rates)
 	}
 }
 
@@ -254,8 +252,8 @@ func BenchmarkShapeQuery(b *testing.B) {
 		rates["paired-ort"], rates["node"] = 1/ort, 1/node
 		b.ReportMetric(ort*1000, "ort-ms/query")
 		b.ReportMetric(node*1000, "node-ms/query")
+		logRatios(b, "query", rates)
 	})
-	logRatios(b, "query", rates)
 }
 
 // rerankCandidates is how many passages one search reranks (rag.rerank_top_n).
@@ -296,8 +294,8 @@ func BenchmarkShapeRerank(b *testing.B) {
 		rates["paired-ort"], rates["node"] = 1/ort, 1/node
 		b.ReportMetric(ort*1000, "ort-ms/rerank")
 		b.ReportMetric(node*1000, "node-ms/rerank")
+		logRatios(b, fmt.Sprintf("rerank %d candidates", rerankCandidates), rates)
 	})
-	logRatios(b, fmt.Sprintf("rerank %d candidates", rerankCandidates), rates)
 }
 
 func mustTokenize[T any](b *testing.B, items []T, tokenize func(T) (tokens, error)) []tokens {
@@ -311,23 +309,33 @@ func mustTokenize[T any](b *testing.B, items []T, tokenize func(T) (tokens, erro
 func len64[T any](xs []T) float64 { return float64(len(xs)) }
 
 // versusNode runs op (the Go ONNX Runtime path) and the node reference on
-// the same batches by turns, each timed on its own, so load from elsewhere
-// on the machine weighs on both alike. It returns the median seconds per
-// run of each.
+// the same batches by turns, each timed on its own and each first every
+// other time, so load from elsewhere on the machine (and one runtime's
+// threads still spinning when the other starts) weighs on both alike. It
+// returns the median seconds per run of each.
 func versusNode(b *testing.B, w *nodeWorker, op func() error) (ort, node float64) {
 	if err := op(); err != nil { // warm-up, as the reference had
 		b.Fatal(err)
 	}
-	var ortTimes, nodeTimes []float64
-	for b.Loop() {
+	timed := func(f func()) float64 {
 		start := time.Now()
+		f()
+		return time.Since(start).Seconds()
+	}
+	runORT := func() {
 		if err := op(); err != nil {
 			b.Fatal(err)
 		}
-		mid := time.Now()
-		w.run(b)
-		ortTimes = append(ortTimes, mid.Sub(start).Seconds())
-		nodeTimes = append(nodeTimes, time.Since(mid).Seconds())
+	}
+	var ortTimes, nodeTimes []float64
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			ortTimes = append(ortTimes, timed(runORT))
+			nodeTimes = append(nodeTimes, timed(func() { w.run(b) }))
+		} else {
+			nodeTimes = append(nodeTimes, timed(func() { w.run(b) }))
+			ortTimes = append(ortTimes, timed(runORT))
+		}
 	}
 	return median(ortTimes), median(nodeTimes)
 }
@@ -339,6 +347,7 @@ func median(xs []float64) float64 {
 
 // logRatios prints the targets: ONNX Runtime against the pure-Go backend
 // (each measured alone) and against onnxruntime-node (measured by turns).
+// The node case runs last, so every rate of the case is in by then.
 func logRatios(b *testing.B, what string, rates map[string]float64) {
 	if ort, goRate := rates[BackendORT], rates[BackendGo]; ort > 0 && goRate > 0 {
 		b.Logf("%s: onnxruntime %.1fx the pure-Go backend", what, ort/goRate)
