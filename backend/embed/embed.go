@@ -52,7 +52,8 @@ type RuntimeOptions struct {
 	// ORTLibrary is the path of libonnxruntime.so.1. Empty: $JARVIS_ORT_LIB,
 	// then the data directory's lib/, then beside the executable.
 	ORTLibrary string
-	// Threads is ONNX Runtime's intra-op thread count; 0 means one per CPU.
+	// Threads is ONNX Runtime's intra-op thread count; 0 lets ONNX Runtime
+	// choose (one per physical core).
 	Threads int
 }
 

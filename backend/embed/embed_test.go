@@ -334,3 +334,22 @@ func TestConcurrentCalls(t *testing.T) {
 		}
 	})
 }
+
+func TestModelsFailAfterTheRuntimeCloses(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, shared *embed.Runtime) {
+		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{Backend: shared.Backend()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEmbedder(t, rt, embed.PoolCLS)
+		if err := rt.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.EmbedQuery(context.Background(), "tomato"); !errs.Is(err, errs.RAG) {
+			t.Fatalf("embedding on a closed runtime: err = %v", err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Fatalf("second close: %v", err)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -95,11 +94,14 @@ func initORT(path string) (loaded, version string, err error) {
 	return ortEnv.path, ortEnv.version, nil
 }
 
-// ortEncoder is one model loaded into an ONNX Runtime session.
+// ortEncoder is one model loaded into an ONNX Runtime session. Runs may
+// overlap (ONNX Runtime allows it); close waits for them, and a run after
+// close is an error rather than a call into a released session.
 type ortEncoder struct {
-	session *ort.DynamicAdvancedSession
-	inputs  []string // graph input names, in the order run feeds them
-	rank    int      // rank of the output read (3: token vectors)
+	mu      sync.RWMutex
+	session *ort.DynamicAdvancedSession // nil once closed
+	inputs  []string                    // graph input names, in the order run feeds them
+	rank    int                         // rank of the output read (3: token vectors)
 }
 
 // newORTEncoder opens graph with the inputs a BERT-style text model takes
@@ -129,11 +131,9 @@ func newORTEncoder(graph string, threads int) (*ortEncoder, error) {
 		return nil, err
 	}
 	defer opts.Destroy()
-	if threads <= 0 {
-		threads = runtime.NumCPU()
-	}
+	// 0 leaves the intra-op thread count to ONNX Runtime: one per physical core.
 	for _, set := range []error{
-		opts.SetIntraOpNumThreads(threads),
+		opts.SetIntraOpNumThreads(max(threads, 0)),
 		opts.SetInterOpNumThreads(1),
 		opts.SetExecutionMode(ort.ExecutionModeSequential),
 		opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll),
@@ -150,6 +150,11 @@ func newORTEncoder(graph string, threads int) (*ortEncoder, error) {
 }
 
 func (e *ortEncoder) run(b *paddedBatch) (out graphOutput, err error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.session == nil {
+		return out, errors.New("the model was closed with its runtime")
+	}
 	shape := ort.NewShape(int64(b.rows), int64(b.seq))
 	feeds := make([]ort.Value, len(e.inputs))
 	defer func() {
@@ -192,4 +197,13 @@ func (e *ortEncoder) run(b *paddedBatch) (out graphOutput, err error) {
 	return out, nil
 }
 
-func (e *ortEncoder) close() error { return e.session.Destroy() }
+func (e *ortEncoder) close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.session == nil {
+		return nil
+	}
+	err := e.session.Destroy()
+	e.session = nil
+	return err
+}

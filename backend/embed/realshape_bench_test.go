@@ -182,7 +182,8 @@ func (s *shapeSuite) checkAgreement(b *testing.B, texts []string, pure [][]float
 	b.Logf("onnxruntime vs go: lowest cosine %.7f over %d chunks", worst, len(texts))
 }
 
-// chunksPerOp: 16 chunks make one full batch at 128 tokens and two at 512.
+// chunksPerOp is how many chunks one embedding call gets: two batches at
+// 128 tokens, eight at 512.
 const chunksPerOp = 16
 
 func BenchmarkShapeEmbed(b *testing.B) {
