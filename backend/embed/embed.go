@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -361,14 +362,30 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 	return vecs, nil
 }
 
-// tokenizeAll tokenises every text; the tokenizer reports some failures by
-// panicking, which become errors.
-func tokenizeAll[T any](op string, items []T, tokenize func(T) (tokens, error)) (out []tokens, err error) {
-	defer recoverInto(op, &err)
-	out = make([]tokens, len(items))
-	for i, it := range items {
-		if out[i], err = tokenize(it); err != nil {
-			return nil, errs.Wrap(errs.RAG, op, err)
+// tokenizeAll tokenises every item on all cores, before inference needs
+// them: the tokenizer spends about 8 ms of CPU on a 512-token text, a tenth
+// of what ONNX Runtime spends on it. Its panics become errors.
+func tokenizeAll[T any](op string, items []T, tokenize func(T) (tokens, error)) ([]tokens, error) {
+	out := make([]tokens, len(items))
+	workers := min(len(items), runtime.GOMAXPROCS(0))
+	failed := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			defer recoverInto(op, &failed[w])
+			for i := w; i < len(items); i += workers {
+				var err error
+				if out[i], err = tokenize(items[i]); err != nil {
+					failed[w] = errs.Wrap(errs.RAG, op, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range failed {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

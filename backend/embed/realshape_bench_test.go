@@ -3,17 +3,25 @@ package embed
 // Speed on graphs of the real models' size: random-weight BERTs with the
 // exact shapes of bge-small-en-v1.5 and ms-marco-MiniLM-L6-v2
 // (embedtest.BGESmallShape, embedtest.MiniLMRerankerShape), loaded through
-// the same code path as a downloaded model. Each case runs on ONNX Runtime,
-// on the pure-Go backend, and on the official onnxruntime-node binding fed
-// the very token batches the Go ONNX Runtime path builds.
+// the same code path as a downloaded model. Never a search model.
 //
-//	JARVIS_SHAPE_GRAPHS=DIR go test -run '^$' -bench Shape ./backend/embed/
+// Cases: 16 chunks of 128, 256 and 512 tokens embedded (chunks/s), one
+// query embedded (ms), 25 candidates of 256-token pairs reranked (ms). Each
+// runs end to end on ONNX Runtime ("onnxruntime") and on the pure-Go
+// backend ("go"), and as "onnxruntime-vs-node": the token batches the Go
+// path makes, run by turns through its ONNX Runtime session and through
+// the official onnxruntime-node binding (testdata/ort_reference.js) with
+// the same thread count. The logs give the ratios against the targets.
 //
-// DIR receives the graphs on first use (about 220 MB). Optional:
-// JARVIS_SHAPE_TOKENIZER, a real BERT-uncased tokenizer.json (30,522
-// tokens) to use instead of the synthetic vocabulary; JARVIS_ORT_NODE, the
-// onnxruntime-node package directory (default: where setup.sh installs it).
-// The library is found as at run time (JARVIS_ORT_LIB, ...).
+//	JARVIS_SHAPE_GRAPHS=DIR go test -run '^$' -bench 'Shape/onnxruntime' -benchtime 10x ./backend/embed/
+//	JARVIS_SHAPE_GRAPHS=DIR go test -run '^$' -bench 'Shape/go' -benchtime 1x -timeout 2h ./backend/embed/
+//
+// (the pure-Go backend needs minutes per embedding case). DIR receives the
+// graphs on first use, about 220 MB. Optional: JARVIS_SHAPE_TOKENIZER, a
+// real BERT-uncased tokenizer.json (30,522 tokens) instead of the synthetic
+// vocabulary; JARVIS_ORT_NODE, the onnxruntime-node package directory
+// (default: where build/scripts/setup.sh installs it). The library is found
+// as at run time (JARVIS_ORT_LIB, ...).
 
 import (
 	"bufio"
@@ -188,42 +196,52 @@ const chunksPerOp = 16
 
 func BenchmarkShapeEmbed(b *testing.B) {
 	s := shapes(b)
-	for _, n := range []int{128, 256, 512} {
-		texts := s.chunks(b, s.embedder(b, BackendORT).tok, n, chunksPerOp)
-		rates := map[string]float64{}
-		for _, backend := range []string{BackendORT, BackendGo} {
-			b.Run(fmt.Sprintf("tokens=%d/%s", n, backend), func(b *testing.B) {
-				e := s.embedder(b, backend)
-				ctx := context.Background()
-				// Warm-up: first-use allocations and, on the Go backend,
-				// compiling the graph for these batch shapes.
-				if _, err := e.EmbedDocuments(ctx, texts); err != nil {
-					b.Fatal(err)
-				}
-				var vecs [][]float32
-				for b.Loop() {
-					var err error
-					if vecs, err = e.EmbedDocuments(ctx, texts); err != nil {
+	sizes := []int{128, 256, 512}
+	texts := map[int][]string{}
+	rates := map[int]map[string]float64{}
+	for _, n := range sizes {
+		texts[n] = s.chunks(b, s.embedder(b, BackendORT).tok, n, chunksPerOp)
+		rates[n] = map[string]float64{}
+	}
+	for _, backend := range []string{BackendORT, BackendGo} {
+		b.Run(backend, func(b *testing.B) {
+			for _, n := range sizes {
+				b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
+					e := s.embedder(b, backend)
+					ctx := context.Background()
+					// Warm-up: first-use allocations and, on the Go backend,
+					// compiling the graph for these batch shapes.
+					if _, err := e.EmbedDocuments(ctx, texts[n]); err != nil {
 						b.Fatal(err)
 					}
-				}
-				rates[backend] = float64(len(texts)*b.N) / b.Elapsed().Seconds()
-				b.ReportMetric(rates[backend], "chunks/s")
-				if backend == BackendGo {
-					s.checkAgreement(b, texts, vecs)
-				}
-			})
-		}
-		b.Run(fmt.Sprintf("tokens=%d/onnxruntime-vs-node", n), func(b *testing.B) {
-			e := s.embedder(b, BackendORT)
-			w := startNode(b, s.embedDir, &e.model, s.threads, mustTokenize(b, texts, e.tok.single))
-			ort, node := versusNode(b, w, func() error { _, err := e.EmbedDocuments(context.Background(), texts); return err })
-			rates["paired-ort"], rates["node"] = len64(texts)/ort, len64(texts)/node
-			b.ReportMetric(rates["paired-ort"], "ort-chunks/s")
-			b.ReportMetric(rates["node"], "node-chunks/s")
-			logRatios(b, fmt.Sprintf("embed %d tokens", n), rates)
+					var vecs [][]float32
+					for b.Loop() {
+						var err error
+						if vecs, err = e.EmbedDocuments(ctx, texts[n]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					rates[n][backend] = float64(len(texts[n])*b.N) / b.Elapsed().Seconds()
+					b.ReportMetric(rates[n][backend], "chunks/s")
+					if backend == BackendGo {
+						s.checkAgreement(b, texts[n], vecs)
+					}
+				})
+			}
 		})
 	}
+	b.Run("onnxruntime-vs-node", func(b *testing.B) {
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
+				e := s.embedder(b, BackendORT)
+				ort, node := s.versusNode(b, s.embedDir, &e.model, func() []tokens { return mustTokenize(b, texts[n], e.tok.single) })
+				rates[n]["paired-ort"], rates[n]["node"] = len64(texts[n])/ort, len64(texts[n])/node
+				b.ReportMetric(rates[n]["paired-ort"], "ort-chunks/s")
+				b.ReportMetric(rates[n]["node"], "node-chunks/s")
+				logRatios(b, fmt.Sprintf("embed %d tokens", n), rates[n])
+			})
+		}
+	})
 }
 
 func BenchmarkShapeQuery(b *testing.B) {
@@ -248,8 +266,9 @@ func BenchmarkShapeQuery(b *testing.B) {
 	}
 	b.Run("onnxruntime-vs-node", func(b *testing.B) {
 		e := s.embedder(b, BackendORT)
-		w := startNode(b, s.embedDir, &e.model, s.threads, mustTokenize(b, []string{BGEQueryPrefix + query}, e.tok.single))
-		ort, node := versusNode(b, w, func() error { _, err := e.EmbedQuery(context.Background(), query); return err })
+		ort, node := s.versusNode(b, s.embedDir, &e.model, func() []tokens {
+			return mustTokenize(b, []string{BGEQueryPrefix + query}, e.tok.single)
+		})
 		rates["paired-ort"], rates["node"] = 1/ort, 1/node
 		b.ReportMetric(ort*1000, "ort-ms/query")
 		b.ReportMetric(node*1000, "node-ms/query")
@@ -286,12 +305,13 @@ func BenchmarkShapeRerank(b *testing.B) {
 	}
 	b.Run("onnxruntime-vs-node", func(b *testing.B) {
 		r := s.reranker(b, BackendORT)
-		pairs := mustTokenize(b, passages, func(p string) (tokens, error) { return r.tok.pair(query, p) })
-		if len(pairs[0].ids) != 256 {
-			b.Fatalf("a pair has %d tokens, want 256", len(pairs[0].ids))
-		}
-		w := startNode(b, s.rerankDir, &r.model, s.threads, pairs)
-		ort, node := versusNode(b, w, func() error { _, err := r.Rerank(context.Background(), query, passages); return err })
+		ort, node := s.versusNode(b, s.rerankDir, &r.model, func() []tokens {
+			pairs := mustTokenize(b, passages, func(p string) (tokens, error) { return r.tok.pair(query, p) })
+			if len(pairs[0].ids) != 256 {
+				b.Fatalf("a pair has %d tokens, want 256", len(pairs[0].ids))
+			}
+			return pairs
+		})
 		rates["paired-ort"], rates["node"] = 1/ort, 1/node
 		b.ReportMetric(ort*1000, "ort-ms/rerank")
 		b.ReportMetric(node*1000, "node-ms/rerank")
@@ -309,35 +329,47 @@ func mustTokenize[T any](b *testing.B, items []T, tokenize func(T) (tokens, erro
 
 func len64[T any](xs []T) float64 { return float64(len(xs)) }
 
-// versusNode runs op (the Go ONNX Runtime path) and the node reference on
-// the same batches by turns, each timed on its own and each first every
-// other time, so load from elsewhere on the machine (and one runtime's
-// threads still spinning when the other starts) weighs on both alike. It
-// returns the median seconds per run of each.
-func versusNode(b *testing.B, w *nodeWorker, op func() error) (ort, node float64) {
-	if err := op(); err != nil { // warm-up, as the reference had
-		b.Fatal(err)
+// versusNode compares the Go ONNX Runtime path with onnxruntime-node on the
+// same token batches: the batches m makes of tokenize's inputs run through
+// m's session and through testdata/ort_reference.js by turns, each timed on
+// its own and each first every other time, so load from elsewhere on the
+// machine (and one runtime's threads still spinning when the other starts)
+// weighs on both alike. Tokenising is timed apart ("tokenize-ms": the
+// reference is handed ids). It returns the median seconds of each side's
+// run and reports two speed ratios, node's time over the Go path's: the
+// median of the per-turn ratios ("x-node") and the ratio of the fastest
+// runs ("x-node-best", the least disturbed by other load).
+func (s *shapeSuite) versusNode(b *testing.B, modelDir string, m *model, tokenize func() []tokens) (ort, node float64) {
+	batches := plan(tokenize(), m.batch)
+	w := startNode(b, modelDir, m, s.threads, batches)
+	runORT := func() {
+		for _, pb := range batches {
+			if _, err := m.enc.run(pb); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
+	runNode := func() { w.run(b) }
 	timed := func(f func()) float64 {
 		start := time.Now()
 		f()
 		return time.Since(start).Seconds()
 	}
-	runORT := func() {
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var ortTimes, nodeTimes []float64
+	runORT() // warm-up, as the reference had
+	var tokTimes, ortTimes, nodeTimes, ratios []float64
 	for i := 0; b.Loop(); i++ {
+		tokTimes = append(tokTimes, timed(func() { tokenize() }))
+		var o, n float64
 		if i%2 == 0 {
-			ortTimes = append(ortTimes, timed(runORT))
-			nodeTimes = append(nodeTimes, timed(func() { w.run(b) }))
+			o, n = timed(runORT), timed(runNode)
 		} else {
-			nodeTimes = append(nodeTimes, timed(func() { w.run(b) }))
-			ortTimes = append(ortTimes, timed(runORT))
+			n, o = timed(runNode), timed(runORT)
 		}
+		ortTimes, nodeTimes, ratios = append(ortTimes, o), append(nodeTimes, n), append(ratios, n/o)
 	}
+	b.ReportMetric(median(ratios), "x-node")
+	b.ReportMetric(slices.Min(nodeTimes)/slices.Min(ortTimes), "x-node-best")
+	b.ReportMetric(median(tokTimes)*1000, "tokenize-ms")
 	return median(ortTimes), median(nodeTimes)
 }
 
@@ -347,14 +379,15 @@ func median(xs []float64) float64 {
 }
 
 // logRatios prints the targets: ONNX Runtime against the pure-Go backend
-// (each measured alone) and against onnxruntime-node (measured by turns).
+// (each measured alone, tokenising included) and against onnxruntime-node
+// (the same token batches, by turns).
 // The node case runs last, so every rate of the case is in by then.
 func logRatios(b *testing.B, what string, rates map[string]float64) {
 	if ort, goRate := rates[BackendORT], rates[BackendGo]; ort > 0 && goRate > 0 {
 		b.Logf("%s: onnxruntime %.1fx the pure-Go backend", what, ort/goRate)
 	}
 	if ort, node := rates["paired-ort"], rates["node"]; ort > 0 && node > 0 {
-		b.Logf("%s: onnxruntime %.2fx onnxruntime-node (medians, by turns)", what, ort/node)
+		b.Logf("%s: onnxruntime %.2fx onnxruntime-node (ratio of the medians, by turns)", what, ort/node)
 	}
 }
 
@@ -366,7 +399,7 @@ type nodeWorker struct {
 	out *bufio.Scanner
 }
 
-func startNode(b *testing.B, modelDir string, m *model, threads int, inputs []tokens) *nodeWorker {
+func startNode(b *testing.B, modelDir string, m *model, threads int, batches []*paddedBatch) *nodeWorker {
 	module := os.Getenv(ortNodeEnv)
 	if module == "" {
 		cache, err := os.UserCacheDir()
@@ -382,7 +415,6 @@ func startNode(b *testing.B, modelDir string, m *model, threads int, inputs []to
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches := plan(inputs, m.batch)
 	type jsonBatch struct {
 		Rows          int     `json:"rows"`
 		Seq           int     `json:"seq"`
