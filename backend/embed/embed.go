@@ -67,6 +67,7 @@ type Runtime struct {
 	session *hugot.Session // the pure-Go backend only
 	closers []func() error // ONNX Runtime sessions
 	n       int
+	closed  bool
 }
 
 // NewRuntime picks the backend on its own: ONNX Runtime when
@@ -120,6 +121,7 @@ func (r *Runtime) Detail() string { return r.detail }
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	var errList []error
 	for _, c := range r.closers {
 		errList = append(errList, c())
@@ -148,6 +150,9 @@ func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errs.New(errs.Internal, op, "the runtime is closed")
+	}
 	if r.backend == BackendORT {
 		e, err := newORTEncoder(graph, r.threads)
 		if err != nil {
@@ -155,9 +160,6 @@ func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
 		}
 		r.closers = append(r.closers, e.close)
 		return e, nil
-	}
-	if r.session == nil {
-		return nil, errs.New(errs.Internal, op, "the runtime is closed")
 	}
 	view, cleanup, err := modelView(op, dir, graph)
 	if err != nil {

@@ -351,5 +351,12 @@ func TestModelsFailAfterTheRuntimeCloses(t *testing.T) {
 		if err := rt.Close(); err != nil {
 			t.Fatalf("second close: %v", err)
 		}
+		dir := t.TempDir()
+		if err := embedtest.WriteEmbedder(dir, embedtest.Words(corpus...)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.Embedder(embed.EmbedderOptions{ID: "late", Dir: dir}); !errs.Is(err, errs.Internal) {
+			t.Fatalf("loading on a closed runtime: err = %v", err)
+		}
 	})
 }
