@@ -394,5 +394,8 @@ func printModels(ctx context.Context, io *iostreams.IO, e *engine.Engine) {
 			fmt.Fprintf(io.Err, "%s model: %s not loaded: %v\n", m.role, m.st.Spec, m.st.Issue)
 		}
 	}
+	if st.BackendDetail != "" {
+		fmt.Fprintf(io.Err, "inference: %s backend (%s)\n", st.Backend, st.BackendDetail)
+	}
 	fmt.Fprintf(io.Err, "store vectors: %s; %d of %d chunks waiting for a vector\n", st.Store, st.Pending, st.Chunks)
 }
