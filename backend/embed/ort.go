@@ -137,6 +137,11 @@ func newORTEncoder(graph string, threads int) (*ortEncoder, error) {
 		opts.SetInterOpNumThreads(1),
 		opts.SetExecutionMode(ort.ExecutionModeSequential),
 		opts.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll),
+		// Inputs vary in length from batch to batch: a memory arena (and the
+		// per-shape memory pattern) would keep the largest batch's buffers
+		// for the life of the process. Freed buffers go back instead.
+		opts.SetCpuMemArena(false),
+		opts.SetMemPattern(false),
 	} {
 		if set != nil {
 			return nil, set
