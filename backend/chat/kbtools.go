@@ -140,7 +140,7 @@ func KBTools(k *KB) map[string]Tool {
 		"remove_document": {Def: llm.Tool{Name: "remove_document", Description: "Remove a document from the knowledge base after the user confirms. Database only; files are never touched.",
 			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path"})},
 			Run: k.remove},
-		"use_own_knowledge": {Def: llm.Tool{Name: "use_own_knowledge", Description: "Declare that you will answer from general knowledge because the knowledge base has nothing relevant.",
+		OwnKnowledgeTool: {Def: llm.Tool{Name: OwnKnowledgeTool, Description: "Declare that you will answer from general knowledge because the knowledge base has nothing relevant.",
 			Parameters: schema([]string{"reason"}, map[string]string{"reason": "why the knowledge base does not cover this"})},
 			Available: func(s *Session) bool { return !s.KBOnly },
 			Run: func(_ context.Context, _ *Session, args map[string]any) (string, string, error) {

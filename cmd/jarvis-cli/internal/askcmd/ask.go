@@ -98,7 +98,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		if err != nil {
 			return err
 		}
-		s.Provider, s.Model = spec.Provider, spec.Model
+		s.SwitchModel(spec)
 	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)
