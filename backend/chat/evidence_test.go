@@ -71,7 +71,9 @@ func TestEvidenceOrSilence(t *testing.T) {
 			r, s := newRunner(t, turnCalling(c.reply, c.stop, c.tools...))
 			r.Tools = searchTools{hit: c.hit}
 			s.KBOnly = c.kbOnly
-			ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Start(context.Background(), s, "tomatoes?", emit) })
+			ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) {
+				return r.Start(context.Background(), s, "tomatoes?", emit)
+			})
 			if ev.Kind != EventReply || ev.Text != c.want || (c.notWant != "" && strings.Contains(ev.Text, c.notWant)) {
 				t.Fatalf("reply = %q, want %q", ev.Text, c.want)
 			}

@@ -302,7 +302,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 	if t.stopped {
 		return // Stop already rolled back and told the user
 	}
-	s.Pending = "" // the turn ends here, one way or another
+	s.Pending = ""               // the turn ends here, one way or another
 	s.RecordUsage(served, usage) // requests made count even when the turn fails
 	if t.ledger.Private() {
 		s.MarkPrivate() // private data reached the model, whatever the outcome
