@@ -86,6 +86,9 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		if s, err = sessions.Load(opts.SessionID); err != nil {
 			return err
 		}
+		if s.Pending != "" {
+			fmt.Fprintf(io.Err, "· the last question of this session was never answered (Jarvis stopped mid-answer): %q\n", s.Pending)
+		}
 	} else {
 		spec, err := llm.Resolve(cfg, firstNonEmpty(opts.Model, cfg.Chat.Provider))
 		if err != nil {

@@ -148,7 +148,7 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 	if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "tomatoes?"); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	for _, want := range []string{"Vault synced: 1 added", "searched \"tomato watering\": 1 results", "? Remove garden/tomatoes.md", "removal declined"} {
+	for _, want := range []string{"Vault synced: 1 added", "searched \"tomato watering\": 1 results", "? Remove \"tomatoes\" from the knowledge base? Type: note. Source: vault note garden/tomatoes.md. 1 chunks.", "removal declined"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb)
 		}
