@@ -107,7 +107,7 @@ func citationOf(c kb.Chunk) Citation {
 // paperYear is a paper's year: stored from its source's metadata, or read
 // from an arXiv id (YYMM.NNNNN) or a bioRxiv DOI (10.1101/YYYY.MM.DD...).
 func paperYear(m kb.Metadata) string {
-	if y := m.Extra[YearField]; y != "" {
+	if y := m.Extra[ingest.YearField]; y != "" {
 		return y
 	}
 	if y := arxivYear.FindStringSubmatch(m.Source); y != nil {
@@ -118,9 +118,6 @@ func paperYear(m kb.Metadata) string {
 	}
 	return ""
 }
-
-// YearField holds a paper's publication year among a chunk's extra fields.
-const YearField = "x_year"
 
 var (
 	arxivYear   = regexp.MustCompile(`arxiv\.org/(?:abs|pdf)/(\d{2})\d{2}\.\d{4,5}`)
