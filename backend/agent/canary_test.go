@@ -384,7 +384,7 @@ var matrix = map[string][]map[string]any{
 	},
 	"list_documents": {{}, {"kind": "notes"}, {"kind": "chat"}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity},
 		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}},
-	"kb_stats":       {{}},
+	"kb_stats": {{}},
 	"read_file": {
 		{"path": "private/journal.md"}, {"path": "private/" + cFileName + ".md"}, {"path": "garden/journal-link.md"}, {"path": "garden/tomatoes.md"},
 	},

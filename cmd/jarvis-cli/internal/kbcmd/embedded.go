@@ -279,7 +279,9 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 	adder.Remote = ingest.NewRemote(e.Cfg.Digest.ArxivURL, e.Cfg.Digest.BiorxivURL)
 	add := adder.Add
 	if remote {
-		add = func(ctx context.Context, req ingest.AddRequest) (ingest.AddResult, error) { return adder.AddRemote(ctx, ref, req) }
+		add = func(ctx context.Context, req ingest.AddRequest) (ingest.AddResult, error) {
+			return adder.AddRemote(ctx, ref, req)
+		}
 	}
 	res, err := add(ctx, ingest.AddRequest{Path: path, Private: ao.Private,
 		Paper: ingest.Paper{Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
