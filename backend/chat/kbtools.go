@@ -138,7 +138,11 @@ func identity(m kb.Metadata) string {
 	case m.DocType == kb.DocPaper || m.DocType == kb.DocDigest:
 		add("authors", m.Authors)
 		add("year", paperYear(m))
-		add("DOI", m.DOI)
+		if m.DOI != "" && m.Extra[ingest.DOIGuessField] != "" {
+			add("DOI", m.DOI+" (guessed by a model, not printed in the paper)")
+		} else {
+			add("DOI", m.DOI)
+		}
 		add("track", m.Track)
 		if m.Score != nil {
 			add("score", fmt.Sprintf("%d/10", *m.Score))
