@@ -24,6 +24,8 @@ export interface DisplayItem {
   at: string
   stop?: string // 'length' (partial text), 'refusal' or 'content_filter' (a notice, not an answer)
   notice?: string
+  own_knowledge?: boolean // answered (in part) from the model's general knowledge
+  no_evidence?: boolean // searched, nothing citable: the fixed not-enough-evidence answer
 }
 
 export interface SessionRow {
@@ -46,6 +48,12 @@ export interface SessionView {
   costUsd: number
   busy: boolean
   display: DisplayItem[]
+  /** The model a router picked, when it differs from spec ('' otherwise). */
+  servedModel?: string
+  /** Reported spend by the model that answered; empty: no cost known. */
+  cost?: ModelCost[]
+  /** A question a crash left unanswered. */
+  pending?: string
 }
 
 export interface ChatEvent {
@@ -153,6 +161,8 @@ export interface Proposal {
   base_hash: string
   summary: string
   hunks: Hunk[]
+  created_at?: string
+  stale?: boolean // the file changed since: it can no longer be applied
 }
 
 export interface Availability {
@@ -216,4 +226,15 @@ export interface ModelRow {
   configured: boolean
   installed: boolean
   missing: number
+}
+
+export interface ModelCost {
+  model: string
+  usd: number
+  requests: number
+}
+
+/** A proposal in the editor's "Waiting for review" list. */
+export interface WaitingProposal extends Proposal {
+  draft_title: string
 }
