@@ -295,7 +295,11 @@ await test('a paper\'s metadata can be edited', async () => {
 
 await test('a cited PDF passage is drawn over the page', async () => {
   await page.getByRole('button', { name: 'Chat', exact: true }).click()
+  // The new chat must be on screen before typing: under load, Ctrl+N's
+  // session may arrive after the question was typed into the old one.
+  const sessions = await page.getByTestId('session').count()
   await page.keyboard.press('Control+n')
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=session]').length > n, sessions)
   await ask('sparse attention keeps accuracy while cutting memory use')
   const chip = page.getByTestId('message-assistant').last().getByTestId('citation').first()
   await expectText(chip, /Sparse Attention/)
