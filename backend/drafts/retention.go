@@ -48,13 +48,6 @@ func (w *Workspace) Prune(days int) ([]string, error) {
 		if err := os.RemoveAll(dir); err != nil {
 			return removed, errs.Wrapf(errs.Internal, "drafts.Prune", err, "removing draft %s", d.ID)
 		}
-		w.mu.Lock()
-		for tok, p := range w.proposals {
-			if p.DraftID == d.ID {
-				delete(w.proposals, tok)
-			}
-		}
-		w.mu.Unlock()
 		removed = append(removed, d.ID)
 	}
 	return removed, nil
