@@ -4,8 +4,8 @@ import (
 	"context"
 	"maps"
 	"slices"
-	gosync "sync"
 	"strings"
+	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
@@ -54,10 +54,10 @@ type SessionView struct {
 	// CostUSD is the spend the provider reported, and Cost its breakdown by
 	// the model that answered. A session no provider reported a cost for
 	// has no Cost rows, and the window shows no cost at all — never $0.00.
-	CostUSD float64            `json:"costUsd"`
-	Cost    []ModelCost        `json:"cost"`
-	Busy    bool               `json:"busy"`
-	Display []DisplayView      `json:"display"`
+	CostUSD float64       `json:"costUsd"`
+	Cost    []ModelCost   `json:"cost"`
+	Busy    bool          `json:"busy"`
+	Display []DisplayView `json:"display"`
 	// Pending is a question a crash left unanswered (no turn runs for it).
 	Pending string `json:"pending"`
 }
