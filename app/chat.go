@@ -2,13 +2,17 @@ package app
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	gosync "sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
 // Emit sends a named event to the window (Wails events in the app, the
@@ -38,15 +42,31 @@ type SessionRow struct {
 // SessionView is an opened session. Messages are Markdown; the window
 // renders them (frontend/src/lib/markdown.ts).
 type SessionView struct {
-	ID      string        `json:"id"`
-	Title   string        `json:"title"`
-	Spec    string        `json:"spec"`
-	Private bool          `json:"private"`
-	KBOnly  bool          `json:"kbOnly"`
-	Pinned  bool          `json:"pinned"`
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Spec    string `json:"spec"`
+	Private bool   `json:"private"`
+	KBOnly  bool   `json:"kbOnly"`
+	Pinned  bool   `json:"pinned"`
+	// ServedModel is the model that actually answered when a router picked
+	// another than the one asked for ("" otherwise, and after a switch).
+	ServedModel string `json:"servedModel"`
+	// CostUSD is the spend the provider reported, and Cost its breakdown by
+	// the model that answered. A session no provider reported a cost for
+	// has no Cost rows, and the window shows no cost at all — never $0.00.
 	CostUSD float64       `json:"costUsd"`
+	Cost    []ModelCost   `json:"cost"`
 	Busy    bool          `json:"busy"`
 	Display []DisplayView `json:"display"`
+	// Pending is a question a crash left unanswered (no turn runs for it).
+	Pending string `json:"pending"`
+}
+
+// ModelCost is one model's share of a session's reported spend.
+type ModelCost struct {
+	Model    string  `json:"model"`
+	USD      float64 `json:"usd"`
+	Requests int     `json:"requests"`
 }
 
 // DisplayView is one shown message. Offline marks a search-only answer
@@ -60,16 +80,23 @@ type DisplayView struct {
 var offlineHead = "**" + chat.OfflineLabel + ".**"
 
 func (c *Chat) view(s *chat.Session) SessionView {
-	cost := 0.0
-	for _, v := range s.Cost {
-		cost += v.USD
+	v := SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
+		ServedModel: s.ServedModel, Cost: []ModelCost{}, Busy: c.core.agent().Runner.Busy(s.ID), Display: make([]DisplayView, 0, len(s.Display))}
+	for _, model := range slices.Sorted(maps.Keys(s.Cost)) {
+		u := s.Cost[model]
+		if u.Reported == 0 {
+			continue // requests made, but no cost was reported for them
+		}
+		v.Cost = append(v.Cost, ModelCost{Model: model, USD: u.USD, Requests: u.Requests})
+		v.CostUSD += u.USD
 	}
-	d := make([]DisplayView, 0, len(s.Display))
 	for _, m := range s.Display {
-		d = append(d, DisplayView{DisplayItem: m, Offline: m.Role == "assistant" && strings.HasPrefix(m.Text, offlineHead)})
+		v.Display = append(v.Display, DisplayView{DisplayItem: m, Offline: m.Role == "assistant" && strings.HasPrefix(m.Text, offlineHead)})
 	}
-	return SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
-		CostUSD: cost, Busy: c.core.agent().Runner.Busy(s.ID), Display: d}
+	if !v.Busy {
+		v.Pending = s.Pending
+	}
+	return v
 }
 
 // session returns an open session, loading it on first use.
@@ -108,10 +135,11 @@ func (c *Chat) List() ([]SessionRow, error) {
 
 // New starts a session with a model spec ("" = the configured default).
 func (c *Chat) New(spec string, kbOnly bool) (SessionView, error) {
+	cfg := c.cfg()
 	if spec == "" {
-		spec = c.core.agent().Cfg.Chat.Provider
+		spec = cfg.Chat.Provider
 	}
-	sp, err := llm.Resolve(c.core.agent().Cfg, spec)
+	sp, err := llm.Resolve(cfg, spec)
 	if err != nil {
 		return SessionView{}, err
 	}
@@ -235,15 +263,19 @@ func (c *Chat) NeedsCompaction(id string) (bool, error) {
 // Rename sets a session's title.
 func (c *Chat) Rename(id, title string) (SessionView, error) {
 	s, err := c.mutate(id, func(s *chat.Session) error {
-		title = strings.TrimSpace(title)
-		if title == "" {
-			return errs.New(errs.Invalid, "chat.Rename", "a title cannot be empty")
+		clean, err := chat.CleanTitle(title)
+		if err != nil {
+			return err
 		}
-		if r := []rune(title); len(r) > chat.MaxTitle {
-			title = string(r[:chat.MaxTitle])
+		s.Title = clean
+		if err := c.saveIfStarted(s); err != nil {
+			return err
 		}
-		s.Title = title
-		return c.saveIfStarted(s)
+		// Its indexed exchanges are found under the new name too.
+		if h := c.core.agent().Runner.History; h != nil && s.IndexedExchanges > 0 {
+			return h.Retitle(context.Background(), s.ID, clean)
+		}
+		return nil
 	})
 	return c.viewOr(s, err)
 }
@@ -260,11 +292,11 @@ func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
 // SetModel switches a session's model; a private session refuses cloud ones.
 func (c *Chat) SetModel(id, spec string) (SessionView, error) {
 	s, err := c.mutate(id, func(s *chat.Session) error {
-		sp, err := llm.ValidateSwitch(c.core.agent().Cfg, spec, s.Private, c.getenv)
+		sp, err := llm.ValidateSwitch(c.cfg(), spec, s.Private, c.getenv)
 		if err != nil {
 			return err
 		}
-		s.Provider, s.Model = sp.Provider, sp.Model
+		s.SwitchModel(sp)
 		return c.saveIfStarted(s)
 	})
 	return c.viewOr(s, err)
@@ -290,9 +322,24 @@ func (c *Chat) Delete(id string) error {
 	return c.core.agent().Sessions.Delete(id)
 }
 
-// Models is the model picker's catalogue.
+// Models is the model picker's catalogue, from the configuration as the
+// file says now.
 func (c *Chat) Models(current string) []llm.CatalogueEntry {
-	return llm.Catalogue(c.core.agent().Cfg, current, c.getenv)
+	return llm.Catalogue(c.cfg(), current, c.getenv)
+}
+
+// cfg re-reads config.toml, so a hand edit of the model catalogue, a key
+// or a default reaches the picker and the next switch without a restart.
+// A file that no longer loads is logged, and the configuration the window
+// started with is used meanwhile.
+func (c *Chat) cfg() *config.Config {
+	cur := c.core.agent().Cfg
+	fresh, err := config.LoadFrom(cur.Home)
+	if err != nil {
+		logs.L().Warn("config re-read failed; using the settings loaded at start", "err", err)
+		return cur
+	}
+	return fresh
 }
 
 func (c *Chat) mutate(id string, fn func(*chat.Session) error) (*chat.Session, error) {

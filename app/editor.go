@@ -124,6 +124,35 @@ func (e *Editor) Proposals(id string) []drafts.Proposal {
 	return p
 }
 
+// WaitingProposal is a proposal in the editor's "Waiting for review" list:
+// which draft it belongs to, by title, and whether it can still apply.
+type WaitingProposal struct {
+	drafts.Proposal
+	DraftTitle string `json:"draft_title"`
+}
+
+// Waiting lists every proposal waiting for review, whichever process made
+// it (this window's agent or `jarvis-cli ask`), oldest first. Proposals are
+// stored in the drafts tree, so the list survives restarts.
+func (e *Editor) Waiting() []WaitingProposal {
+	out := []WaitingProposal{}
+	titles := map[string]string{}
+	for _, p := range e.ws.Pending("") {
+		title, ok := titles[p.DraftID]
+		if !ok {
+			if d, err := e.ws.Get(p.DraftID); err == nil {
+				title = d.Title
+			}
+			titles[p.DraftID] = title
+		}
+		out = append(out, WaitingProposal{Proposal: p, DraftTitle: title})
+	}
+	return out
+}
+
+// Proposal opens one waiting proposal for review by its token.
+func (e *Editor) Proposal(token string) (drafts.Proposal, error) { return e.ws.Find(token) }
+
 // Apply writes the accepted hunks of a proposal (one shot).
 func (e *Editor) Apply(token string, accepted []int) (string, error) {
 	return e.ws.Apply(token, accepted)

@@ -204,7 +204,7 @@ func (l *Library) PrepareRemove(key string) (RemovalPreview, error) {
 	if _, err := rand.Read(b); err != nil {
 		return RemovalPreview{}, errs.Wrap(errs.Internal, "library", err)
 	}
-	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: chat.RemoveNotice,
+	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: chat.RemoveLine(chat.LocalPath(l.core.cfg.Vault.Path, d)),
 		source: d.Source, file: d.FilePath}
 	if d.Source == kb.SourceVault && d.FilePath != "" && !filepath.IsAbs(d.FilePath) {
 		p.Exclude = filepath.ToSlash(d.FilePath)

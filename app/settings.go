@@ -19,8 +19,15 @@ type Settings struct {
 	prompts prompts.Store
 }
 
-// Summary is the configuration at a glance (no secrets).
-func (s *Settings) Summary() []string { return s.core.cfg.Summary() }
+// Summary is the configuration at a glance (no secrets), read fresh from
+// config.toml and the environment, so a hand edit shows without a restart.
+func (s *Settings) Summary() []string {
+	fresh, err := config.LoadFrom(s.core.cfg.Home)
+	if err != nil {
+		return append([]string{"config.toml does not load (" + err.Error() + "); these are the settings loaded at start:"}, s.core.cfg.Summary()...)
+	}
+	return fresh.Summary()
+}
 
 // ResponseStyle is [chat] response_style.
 func (s *Settings) ResponseStyle() string { return s.core.cfg.Chat.ResponseStyle }

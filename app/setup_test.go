@@ -214,7 +214,7 @@ func blockingModel(t *testing.T, note string, release chan struct{}) string {
 		enc := json.NewEncoder(w) // one JSON object a line, as Ollama streams
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == "tool" {
-			enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": "Read: " + last.Content}, "done": false})
+			enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": "Read: " + last.Content + " [source: " + note + "]"}, "done": false})
 		} else {
 			enc.Encode(map[string]any{"message": map[string]any{"role": "assistant", "content": "",
 				"tool_calls": []any{map[string]any{"function": map[string]any{"name": "read_file", "arguments": map[string]any{"path": note}}}}}, "done": false})
@@ -256,7 +256,7 @@ func TestVaultChangeRebuildsTheAgentAndWaitsForTurns(t *testing.T) {
 		}
 	}
 	wait()
-	if v, _ = s.Chat.Open(v.ID); !strings.Contains(v.Display[len(v.Display)-1].Text, "no note") {
+	if v, _ = s.Chat.Open(v.ID); !v.Display[len(v.Display)-1].NoEvidence {
 		t.Fatalf("the old vault has no plan: %+v", v.Display)
 	}
 

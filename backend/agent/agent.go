@@ -82,7 +82,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		if arxiv == nil {
 			arxiv = digest.NewArxivAt(cfg.Digest.ArxivURL)
 		}
-		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Options: ingest.OptionsFrom(cfg.RAG),
+		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg.RAG),
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
 	} else {
 		// Without the knowledge base there is nothing to copy from, and a

@@ -382,8 +382,9 @@ var matrix = map[string][]map[string]any{
 		{"source": "{PRIVCHAT}"}, {"source": "file://{ROOT}/elsewhere/" + cExtName + ".md"}, {"source": "{ROOT}/elsewhere/" + cExtName + ".md"},
 		{"source": "garden/tomatoes.md"}, {"source": "private/journal.md", "page": 2.0},
 	},
-	"list_documents": {{}, {"kind": "notes"}, {"kind": "chat"}, {"category": cCategory}},
-	"kb_stats":       {{}},
+	"list_documents": {{}, {"kind": "notes"}, {"kind": "chat"}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity},
+		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}},
+	"kb_stats": {{}},
 	"read_file": {
 		{"path": "private/journal.md"}, {"path": "private/" + cFileName + ".md"}, {"path": "garden/journal-link.md"}, {"path": "garden/tomatoes.md"},
 	},

@@ -18,18 +18,20 @@ import (
 // Papers is what add_document needs beyond the KB.
 type Papers struct {
 	Arxiv   *digest.Arxiv
+	Biorxiv *digest.Biorxiv                        // nil: bioRxiv DOIs cannot be added
 	Options ingest.Options                         // chunking and figure limits; Model is set per call
 	Model   func(s *Session) (ingest.Model, error) // the session's own provider
 }
 
-// AddDocumentTool is add_document: an arXiv paper (URL or id) or a local
-// PDF, always public, as a summary (default) or full text. A duplicate (same
+// AddDocumentTool is add_document: an arXiv paper (URL or id), a DOI
+// (arXiv's or bioRxiv's) or a local PDF, always public, as a summary
+// (default) or full text — the rules `jarvis-cli kb add` follows too. A duplicate (same
 // source or title) returns a question for the user unless allow_duplicate;
 // a same-source re-add then replaces the old entry in the same commit.
 func AddDocumentTool(k *KB, p *Papers) Tool {
 	return Tool{
-		Def: llm.Tool{Name: "add_document", Description: "Add a paper to the knowledge base: an arXiv URL/id or a local PDF path.",
-			Parameters: schema([]string{"source"}, map[string]string{"source": "arXiv URL or id, or absolute path of a local PDF",
+		Def: llm.Tool{Name: "add_document", Description: "Add a paper to the knowledge base: an arXiv URL/id, a DOI (arXiv or bioRxiv) or a local PDF path.",
+			Parameters: schema([]string{"source"}, map[string]string{"source": "arXiv URL or id, DOI or doi.org URL, or absolute path of a local PDF",
 				"mode": "summary (default) or full_text", "with_figures": "true to caption figures", "allow_duplicate": "true only after the user agreed to re-add",
 				"title": "title override", "authors": "authors override", "doi": "DOI override"})},
 		Run: func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
@@ -80,19 +82,22 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	}
 
 	// An absolute path is a local file even when its name looks like an id.
-	if id := digest.ParseArxivID(src); id != "" && !filepath.IsAbs(src) {
-		if p.Arxiv == nil {
-			return "", "", errs.New(errs.Fetch, op, "arXiv is not reachable from this build")
-		}
-		meta, err := p.Arxiv.FetchPaper(ctx, id)
+	ref, remote, err := ingest.ParseRemote(src)
+	if filepath.IsAbs(src) {
+		remote, err = false, nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	var res ingest.Result
+	if remote {
+		server := &ingest.Remote{Arxiv: p.Arxiv, Biorxiv: p.Biorxiv}
+		rp, err := server.Lookup(ctx, ref)
 		if err != nil {
 			return "", "", err
 		}
-		paper.Source = meta.Link
-		paper.Title = firstSet(paper.Title, meta.Title)
-		paper.Authors = firstSet(paper.Authors, strings.Join(meta.Authors, "; "))
-		paper.DOI = firstSet(paper.DOI, meta.DOI)
-		if ask, err := k.duplicateQuestion(ctx, s, paper.Source, paper.Title, args); err != nil || ask != "" {
+		paper.Source = rp.Source
+		if ask, err := k.duplicateQuestion(ctx, s, rp.Source, firstSet(paper.Title, rp.Title), args); err != nil || ask != "" {
 			return ask, "duplicate: asking the user", err
 		}
 		dir, err := os.MkdirTemp("", "jarvis-add-")
@@ -100,13 +105,19 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return "", "", errs.Wrap(errs.Internal, op, err)
 		}
 		defer os.RemoveAll(dir)
-		if paper.Path, err = p.Arxiv.DownloadPDF(ctx, id, dir); err != nil {
+		pdfPath := ""
+		if rp.HasPDF {
+			if pdfPath, err = server.Download(ctx, rp, dir); err != nil {
+				return "", "", err
+			}
+		}
+		if res, err = ingest.BuildRemote(ctx, rp, pdfPath, paper, opts); err != nil {
 			return "", "", err
 		}
 	} else {
 		if !filepath.IsAbs(src) || !strings.EqualFold(filepath.Ext(src), ".pdf") {
-			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper nor an absolute path to a PDF", src),
-				"give an arXiv URL or id, or the full path of a local .pdf file")
+			return "", "", errs.WithHint(errs.New(errs.Invalid, op, "%q is neither an arXiv paper, a DOI nor an absolute path to a PDF", src),
+				"give an arXiv URL or id, a DOI, or the full path of a local .pdf file")
 		}
 		noPDF := errs.WithHint(errs.New(errs.NotFound, op, "no PDF at %s", src), "give the full path of an existing .pdf file, or an arXiv URL or id")
 		// Papers are always public: a PDF kept in a private vault folder (or
@@ -124,13 +135,10 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return "", "", noPDF
 		}
 		paper.Path = src
-	}
-
-	res, err := ingest.BuildPaper(ctx, paper, opts)
-	if err != nil {
-		return "", "", err
-	}
-	if paper.Source == "" { // a local PDF: check now that the title is known
+		if res, err = ingest.BuildPaper(ctx, paper, opts); err != nil {
+			return "", "", err
+		}
+		// A local PDF: check now that the title is known.
 		if ask, err := k.duplicateQuestion(ctx, s, res.Source, res.Title, args); err != nil || ask != "" {
 			return ask, "duplicate: asking the user", err
 		}

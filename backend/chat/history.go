@@ -71,6 +71,15 @@ func (h *HistoryIndexer) Index(ctx context.Context, s *Session) error {
 	return nil
 }
 
+// Retitle gives a renamed session's indexed exchanges its new title, so
+// search_chat_history shows the name the user chose (metadata only).
+func (h *HistoryIndexer) Retitle(ctx context.Context, id, title string) error {
+	if _, err := h.Store.UpdateFields(ctx, kb.Filter{Source: ChatSource(id)}, map[string]any{"title": title}); err != nil {
+		return errs.Wrapf(errs.RAG, "chat.Retitle", err, "the session was renamed, but its indexed exchanges keep the old title")
+	}
+	return nil
+}
+
 // Forget removes a deleted session's exchanges from the knowledge base.
 func (h *HistoryIndexer) Forget(ctx context.Context, id string) error {
 	_, err := h.Store.DeleteBy(ctx, "source", ChatSource(id))

@@ -1,16 +1,19 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -23,8 +26,21 @@ const (
 	EndData   = "END RETRIEVED DATA"
 )
 
-// RemoveNotice is shown with every removal preview.
-const RemoveNotice = "Database entry only — files on disk are never touched"
+// RemoveNotice is the invariant every removal preview states, followed by
+// the document's local path (RemoveLine).
+const RemoveNotice = "Database entry only — files on disk are never touched by jarvis"
+
+// NoLocalFile stands for the path of a document that has no file here (an
+// arXiv paper, a past conversation).
+const NoLocalFile = "no local file"
+
+// RemoveLine is the removal preview's fixed line naming the local path.
+func RemoveLine(path string) string {
+	if path == "" {
+		path = NoLocalFile
+	}
+	return RemoveNotice + ": " + path
+}
 
 // DocPageSize is how many chunks get_document returns per page.
 const DocPageSize = 15
@@ -88,8 +104,60 @@ func citationOf(c kb.Chunk) Citation {
 	return Citation{Source: citeName(m), Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
 }
 
+// paperYear is a paper's year: stored from its source's metadata, or read
+// from an arXiv id (YYMM.NNNNN) or a bioRxiv DOI (10.1101/YYYY.MM.DD...).
+func paperYear(m kb.Metadata) string {
+	if y := m.Extra[ingest.YearField]; y != "" {
+		return y
+	}
+	if y := arxivYear.FindStringSubmatch(m.Source); y != nil {
+		return "20" + y[1]
+	}
+	if y := biorxivYear.FindStringSubmatch(m.DOI + " " + m.Source); y != nil {
+		return y[1]
+	}
+	return ""
+}
+
+var (
+	arxivYear   = regexp.MustCompile(`arxiv\.org/(?:abs|pdf)/(\d{2})\d{2}\.\d{4,5}`)
+	biorxivYear = regexp.MustCompile(`10\.1101/((?:19|20)\d{2})\.\d{2}\.\d{2}\.`)
+)
+
+// identity is the line of identifying fields a hit shows: for a paper its
+// authors, year, DOI, track and score; for a record its category, status,
+// entity and date. Empty fields are left out.
+func identity(m kb.Metadata) string {
+	var parts []string
+	add := func(label, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			parts = append(parts, label+": "+v)
+		}
+	}
+	switch {
+	case m.DocType == kb.DocPaper || m.DocType == kb.DocDigest:
+		add("authors", m.Authors)
+		add("year", paperYear(m))
+		if m.DOI != "" && m.Extra[ingest.DOIGuessField] != "" {
+			add("DOI", m.DOI+" (guessed by a model, not printed in the paper)")
+		} else {
+			add("DOI", m.DOI)
+		}
+		add("track", m.Track)
+		if m.Score != nil {
+			add("score", fmt.Sprintf("%d/10", *m.Score))
+		}
+	case m.Category != "" || m.Status != "" || m.Entity != "" || m.EventDate != "":
+		add("category", m.Category)
+		add("status", m.Status)
+		add("entity", m.Entity)
+		add("date", m.EventDate)
+	}
+	return strings.Join(parts, " · ")
+}
+
 // renderChunks wraps chunks in the retrieved-data markers, each with its
-// citation label, and records them in the ledger.
+// citation label and identifying fields, and records them in the ledger.
 func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 	var b strings.Builder
 	b.WriteString(header + "\n" + BeginData + "\n")
@@ -101,6 +169,9 @@ func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 		}
 		if m.AnnotationKind != "" {
 			fmt.Fprintf(&b, " (%s)", m.AnnotationKind)
+		}
+		if id := identity(m); id != "" {
+			b.WriteString("\n" + id)
 		}
 		b.WriteString("\n" + c.Content + "\n")
 		if m.Visibility == kb.Private {
@@ -115,16 +186,15 @@ func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 // KBTools exposes the knowledge base to the agent.
 func KBTools(k *KB) map[string]Tool {
 	tools := map[string]Tool{
-		"search_kb": {Def: llm.Tool{Name: "search_kb", Description: "Search the knowledge base (papers, notes, digests, past chats). Returns ranked excerpts with citation labels.",
-			Parameters: schema([]string{"query"}, map[string]string{"query": "what to look for", "kind": "all | papers | notes | chat (default all)",
-				"category": "record type filter", "status": "record status filter", "entity": "record entity filter",
-				"tags": "comma-separated tags that must all be present", "fields": "x_<key>=value pairs, comma-separated", "n": "number of results"})},
+		"search_kb": {Def: llm.Tool{Name: "search_kb", Description: "Search the knowledge base (papers, notes, digests, past chats). Returns ranked excerpts with citation labels; " +
+			"papers show authors, year, DOI, track and score, records their category, status, entity and date.",
+			Parameters: schema([]string{"query"}, withFilters(map[string]string{"query": "what to look for", "n": "number of results"}))},
 			Run: k.searchKB},
 		"get_document": {Def: llm.Tool{Name: "get_document", Description: fmt.Sprintf("Read a stored document in order, %d chunks per page.", DocPageSize),
 			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path, as cited", "page": "page number, from 1"})},
 			Run: k.getDocument},
-		"list_documents": {Def: llm.Tool{Name: "list_documents", Description: "List stored documents with chunk counts.",
-			Parameters: schema(nil, map[string]string{"kind": "all | papers | notes | chat", "category": "record type filter"})},
+		"list_documents": {Def: llm.Tool{Name: "list_documents", Description: "List stored documents with chunk counts: papers with authors and DOI, records with category, status and entity.",
+			Parameters: schema(nil, withFilters(map[string]string{}))},
 			Run: k.listDocuments},
 		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status.", Parameters: schema(nil, map[string]string{})},
 			Run: k.stats},
@@ -140,7 +210,7 @@ func KBTools(k *KB) map[string]Tool {
 		"remove_document": {Def: llm.Tool{Name: "remove_document", Description: "Remove a document from the knowledge base after the user confirms. Database only; files are never touched.",
 			Parameters: schema([]string{"source"}, map[string]string{"source": "document source or vault note path"})},
 			Run: k.remove},
-		"use_own_knowledge": {Def: llm.Tool{Name: "use_own_knowledge", Description: "Declare that you will answer from general knowledge because the knowledge base has nothing relevant.",
+		OwnKnowledgeTool: {Def: llm.Tool{Name: OwnKnowledgeTool, Description: "Declare that you will answer from general knowledge because the knowledge base has nothing relevant.",
 			Parameters: schema([]string{"reason"}, map[string]string{"reason": "why the knowledge base does not cover this"})},
 			Available: func(s *Session) bool { return !s.KBOnly },
 			Run: func(_ context.Context, _ *Session, args map[string]any) (string, string, error) {
@@ -214,6 +284,23 @@ func (k *KB) publicNotes(ctx context.Context) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// filterParams are the filters search_kb and list_documents accept; both
+// schemas advertise every one of them (kb_stats lists the values in use).
+var filterParams = map[string]string{
+	"kind":     "all | papers | notes | chat (default all)",
+	"category": "record type, e.g. job_application (kb_stats lists them)",
+	"status":   "record status, e.g. rejected (kb_stats lists them)",
+	"entity":   "record entity: organisation or person",
+	"tags":     "comma-separated tags that must all be present",
+	"fields":   "x_<key>=value pairs for other frontmatter fields, comma-separated",
+}
+
+// withFilters adds filterParams to a tool's own parameters.
+func withFilters(props map[string]string) map[string]string {
+	maps.Copy(props, filterParams)
+	return props
 }
 
 func (k *KB) filter(args map[string]any) (kb.Filter, error) {
@@ -383,7 +470,24 @@ func (k *KB) document(ctx context.Context, op, source string, cloud bool) ([]kb.
 	if len(chunks) == 0 {
 		return nil, k.notFound(ctx, cloud, DocFilter(source), errs.WithHint(errs.New(errs.NotFound, op, "no document %q", source), "use the source exactly as a search result cited it, or list_documents"))
 	}
+	readingOrder(chunks)
 	return chunks, nil
+}
+
+// readingOrder puts a document's body first, in reading order, then the
+// reader's annotations (highlights and notes), then figure captions — the
+// store keeps them in the order they were staged, annotations first.
+func readingOrder(chunks []kb.Chunk) {
+	rank := func(c kb.Chunk) int {
+		switch c.Meta.AnnotationKind {
+		case "":
+			return 0
+		case ingest.KindFigure:
+			return 2
+		}
+		return 1
+	}
+	slices.SortStableFunc(chunks, func(a, b kb.Chunk) int { return cmp.Compare(rank(a), rank(b)) })
 }
 
 func (k *KB) getDocument(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
@@ -422,9 +526,38 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	var b strings.Builder
 	for _, d := range docs {
 		saw(ctx, d.Visibility)
-		b.WriteString(d.String() + "\n")
+		b.WriteString(docLine(d) + "\n")
 	}
 	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
+}
+
+// docLine is one listed document with its identifying fields.
+func docLine(d kb.DocumentSummary) string {
+	line := d.String()
+	var id string
+	if d.DocType == kb.DocPaper || d.DocType == kb.DocDigest {
+		id = identity(kb.Metadata{DocType: d.DocType, Authors: d.Authors, DOI: d.DOI, Source: d.Source})
+	} else {
+		id = identity(kb.Metadata{Category: d.Category, Status: d.Status, Entity: d.Entity})
+	}
+	if id != "" {
+		line += " — " + id
+	}
+	return line
+}
+
+// LocalPath is where a listed document's file is (a vault note's under
+// vaultRoot), or "" when it has none.
+func LocalPath(vaultRoot string, d kb.DocumentSummary) string {
+	switch {
+	case d.FilePath == "":
+		return ""
+	case filepath.IsAbs(d.FilePath):
+		return d.FilePath
+	case d.Source == kb.SourceVault && vaultRoot != "":
+		return filepath.Join(vaultRoot, filepath.FromSlash(d.FilePath))
+	}
+	return d.FilePath
 }
 
 // stats counts what the session may see: for a cloud session public
@@ -561,7 +694,17 @@ func (k *KB) remove(ctx context.Context, s *Session, args map[string]any) (strin
 	if k.Confirm == nil {
 		return "", "", errs.New(errs.Internal, op, "no confirmation channel; removal is disabled")
 	}
-	preview := fmt.Sprintf("Remove %s (%d chunks)? %s.", docs[0].Key, docs[0].Chunks, RemoveNotice)
+	d := docs[0]
+	title := d.Title
+	if title == "" {
+		title = d.Key
+	}
+	src := d.Source
+	if src == kb.SourceVault {
+		src = "vault note " + d.Key
+	}
+	preview := fmt.Sprintf("Remove %q from the knowledge base? Type: %s. Source: %s. %d chunks.\n%s",
+		title, d.DocType, src, d.Chunks, RemoveLine(LocalPath(k.VaultRoot, d)))
 	yes, err := k.Confirm.Ask(ctx, preview, map[string]any{"action": "remove_document", "source": source, "chunks": docs[0].Chunks})
 	if err != nil {
 		return "", "", err

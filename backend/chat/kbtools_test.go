@@ -483,6 +483,18 @@ func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 	if len(l.evidence) == 0 {
 		t.Fatal("an added paper may be cited in the reply")
 	}
+	// Filed under its abs link with no local path (the download was a
+	// temporary file); its arXiv DOI names the same paper.
+	stored, _ := f.eng.Store.Document(context.Background(), kb.Filter{Source: "https://arxiv.org/abs/2611.01234"})
+	if len(stored) == 0 || stored[0].Meta.FilePath != "" || stored[0].Meta.Extra[ingest.YearField] != "2026" {
+		t.Fatalf("stored arXiv paper: %+v", stored)
+	}
+	if out = add(map[string]any{"source": "https://doi.org/10.48550/arXiv.2611.01234", "mode": "full_text"}); !strings.Contains(out.Content, "allow_duplicate=true") {
+		t.Fatalf("the arXiv DOI of a stored paper: %+v", out)
+	}
+	if out = add(map[string]any{"source": "doi:10.1038/nature12373"}); !out.IsError || !strings.Contains(out.Content, "Hint:") {
+		t.Fatalf("a DOI Jarvis cannot fetch: %+v", out)
+	}
 	// A PDF in a private vault folder never becomes a public paper.
 	secret := filepath.Join(f.root, "private", "scan.pdf")
 	pdf, _ := os.ReadFile(local)

@@ -72,6 +72,7 @@ type turn struct {
 	stopped    bool
 	emit       func(Event)
 	id         string
+	session    *Session // the live session: Stop rolls its saved question back
 
 	sendMu   gosync.Mutex // the worker and Stop both emit; seq stays ordered
 	seq      int
@@ -79,6 +80,29 @@ type turn struct {
 	partial  strings.Builder // reply text streamed since the last tool call
 	streamed bool            // reply text reached the user: the model was there
 	offline  bool            // answered by search alone
+	called   map[string]bool // tools the model called in this turn, by name
+}
+
+// calledTool records a tool call of this turn.
+func (t *turn) calledTool(name string) {
+	t.sendMu.Lock()
+	defer t.sendMu.Unlock()
+	if t.called == nil {
+		t.called = map[string]bool{}
+	}
+	t.called[name] = true
+}
+
+// usedTool reports whether the model called a tool of this turn.
+func (t *turn) usedTool(names ...string) bool {
+	t.sendMu.Lock()
+	defer t.sendMu.Unlock()
+	for _, n := range names {
+		if t.called[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) send(kind, text string, data any) {
@@ -126,12 +150,14 @@ func (r *Runner) Question(id string) string {
 // Start begins a turn and returns at once; events arrive through emit and a
 // channel closed when the turn's work has ended.
 func (r *Runner) Start(ctx context.Context, s *Session, message string, emit func(Event)) (<-chan struct{}, error) {
-	return r.start(ctx, s, message, nil, emit)
+	return r.start(ctx, s, message, nil, true, emit)
 }
 
 // start runs a turn whose ledger already holds cited evidence (a
-// continuation may cite what the cut-off part cited).
-func (r *Runner) start(ctx context.Context, s *Session, message string, cited []Citation, emit func(Event)) (<-chan struct{}, error) {
+// continuation may cite what the cut-off part cited). A question the user
+// typed (pending) is saved with the session before the model is called,
+// so a crash mid-turn does not lose it.
+func (r *Runner) start(ctx context.Context, s *Session, message string, cited []Citation, pending bool, emit func(Event)) (<-chan struct{}, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, errs.New(errs.Invalid, "chat.Start", "empty message")
 	}
@@ -155,9 +181,18 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 		return nil, errs.New(errs.Conflict, "chat.Start", "this session is already answering; stop it or wait")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	t := &turn{question: message, cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID}
+	t := &turn{question: message, cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID, session: s}
 	r.turns[s.ID] = t
 	r.mu.Unlock()
+	if pending {
+		// The question is on disk before any model call; every end of the
+		// turn (answer, failure, stop, privacy refusal) clears it again.
+		s.Pending = message
+		if err := r.Sessions.Save(s); err != nil {
+			r.logTurn(s, "saving the question failed", err)
+			t.send(EventStatus, "your question could not be saved before answering: "+r.redact(err.Error()), nil)
+		}
+	}
 
 	// The worker sees a copy; the session changes only at commit.
 	prior := append([]llm.Message(nil), s.Messages...)
@@ -197,6 +232,7 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
 				// A tool's result goes to the model and into the transcript:
 				// no secret (an error echoing a key, say) may ride along.
+				t.calledTool(call.Name)
 				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
 					if d, ok := e.Data.(map[string]any); ok {
 						if msg, ok := d["error"].(string); ok {
@@ -266,6 +302,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 	if t.stopped {
 		return // Stop already rolled back and told the user
 	}
+	s.Pending = ""               // the turn ends here, one way or another
 	s.RecordUsage(served, usage) // requests made count even when the turn fails
 	if t.ledger.Private() {
 		s.MarkPrivate() // private data reached the model, whatever the outcome
@@ -281,10 +318,20 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		if s.Title == DefaultTitle && len(s.Display) == 0 {
 			s.Title = titleFrom(message)
 		}
-		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
-		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), res.Messages...)
 		// Only evidence retrieved in this turn may be cited; the rest is cut.
 		reply, citations, dropped := t.ledger.Cite(r.redact(res.Reply))
+		own := !s.KBOnly && t.usedTool(OwnKnowledgeTool)
+		// Evidence or silence: a search that left nothing citable gets the
+		// fixed answer, never an uncited one (search-only answers are cited
+		// by construction; a cut-off answer is judged when it is finished).
+		silent := !t.offline && res.Stop != llm.StopLength && len(citations) == 0 && t.usedTool(EvidenceTools...)
+		answer := res.Messages
+		if silent {
+			reply = NoEvidenceReply(reply, own)
+			answer = withFinalText(answer, reply) // the model sees what the user saw
+		}
+		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
+		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), answer...)
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}
@@ -298,7 +345,8 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		t.sendMu.Unlock()
 		stop, notice := stopLabel(res.Stop)
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
-			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice})
+			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice,
+				OwnKnowledge: own, NoEvidence: silent})
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
@@ -311,13 +359,15 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
 		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
-			"stop": stop, "notice": notice, "offline": t.offline})
+			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent})
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.
 		r.logTurn(s, "turn refused for privacy", err)
+		r.saveRolledBack(s)
 		t.send(EventError, r.redact(err.Error()), map[string]any{"restore_input": message})
 	case errs.Is(err, errs.Cancelled):
+		r.saveRolledBack(s)
 		t.send(EventStopped, "stopped", map[string]any{"restore_input": message})
 	default:
 		r.logTurn(s, "turn failed", err)
@@ -357,6 +407,16 @@ func titleFrom(message string) string {
 	return t
 }
 
+// saveRolledBack writes a session whose turn left nothing: the question
+// saved before the model was called is taken off disk again (a session
+// with nothing else in it has no file at all).
+func (r *Runner) saveRolledBack(s *Session) {
+	s.Pending = ""
+	if err := r.Sessions.Save(s); err != nil {
+		r.logTurn(s, "rolling back the question on disk failed", err)
+	}
+}
+
 // Stop rolls a turn back at once, without waiting for the worker: the
 // worker's later result is discarded by the commit lock.
 func (r *Runner) Stop(id string) bool {
@@ -369,6 +429,9 @@ func (r *Runner) Stop(id string) bool {
 	t.commit.Lock()
 	already := t.stopped
 	t.stopped = true
+	if !already && t.session != nil && t.session.Pending != "" {
+		r.saveRolledBack(t.session)
+	}
 	t.commit.Unlock()
 	t.cancel()
 	if !already {

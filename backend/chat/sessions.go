@@ -60,6 +60,12 @@ type DisplayItem struct {
 	// (the text is a notice, not an answer). Empty for a normal answer.
 	Stop   string `json:"stop,omitempty"`
 	Notice string `json:"notice,omitempty"`
+	// OwnKnowledge marks a reply the model gave (in part) from general
+	// knowledge after calling use_own_knowledge; NoEvidence one where the
+	// knowledge base was searched and nothing citable survived, so the
+	// reply is the fixed not-enough-evidence answer.
+	OwnKnowledge bool `json:"own_knowledge,omitempty"`
+	NoEvidence   bool `json:"no_evidence,omitempty"`
 }
 
 // withheldSep separates a reply from its Withheld line inside Text.
@@ -92,6 +98,10 @@ type Session struct {
 	ServedModel      string               `json:"served_model,omitempty"`
 	TurnStarts       []int                `json:"turn_starts"`
 	IndexedExchanges int                  `json:"indexed_exchanges"`
+	// Pending is the question of a turn in flight, saved before the model
+	// is called and cleared when the turn ends. Found set on a session no
+	// turn is running for, it is a question a crash left unanswered.
+	Pending string `json:"pending,omitempty"`
 }
 
 // ModelSpec recombines provider and model.
@@ -129,6 +139,7 @@ func (s *Session) RecordUsage(served string, u *llm.Usage) {
 	c := s.Cost[key]
 	c.USD += u.USD
 	c.Requests += u.Requests
+	c.Reported += u.Reported
 	s.Cost[key] = c
 }
 
@@ -171,14 +182,18 @@ func (st *Sessions) New(spec llm.Spec, kbOnly bool) *Session {
 	}
 }
 
-// Save writes the session (empty sessions are never written) and prunes.
+// Save writes the session and prunes. An empty session is never written,
+// and one rolled back to empty (its first question stopped) leaves no file.
 func (st *Sessions) Save(s *Session) error {
-	if len(s.Messages) == 0 && len(s.Display) == 0 {
-		return nil
-	}
 	p, err := st.path(s.ID)
 	if err != nil {
 		return err
+	}
+	if len(s.Messages) == 0 && len(s.Display) == 0 && s.Pending == "" {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errs.Wrap(errs.Internal, "chat.Save", err)
+		}
+		return nil
 	}
 	if err := fsutil.EnsurePrivateDir(st.Dir); err != nil {
 		return errs.Wrap(errs.Internal, "chat.Save", err)
@@ -306,16 +321,33 @@ func (st *Sessions) Delete(id string) error {
 	return nil
 }
 
-// Rename sets a trimmed title of at most MaxTitle characters.
-func (st *Sessions) Rename(id, title string) (*Session, error) {
+// CleanTitle trims a session title and caps it at MaxTitle characters; an
+// empty title is refused.
+func CleanTitle(title string) (string, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
-		return nil, errs.New(errs.Invalid, "chat.Rename", "a session title cannot be empty")
+		return "", errs.New(errs.Invalid, "chat.Rename", "a session title cannot be empty")
 	}
 	if utf8.RuneCountInString(title) > MaxTitle {
 		title = string([]rune(title)[:MaxTitle])
 	}
+	return title, nil
+}
+
+// Rename sets a clean title on a stored session.
+func (st *Sessions) Rename(id, title string) (*Session, error) {
+	title, err := CleanTitle(title)
+	if err != nil {
+		return nil, err
+	}
 	return st.update(id, func(s *Session) { s.Title = title })
+}
+
+// SwitchModel moves the session to another model from its next turn. A
+// routed pick belonged to the model replaced, so the served model is
+// cleared with it.
+func (s *Session) SwitchModel(spec llm.Spec) {
+	s.Provider, s.Model, s.ServedModel = spec.Provider, spec.Model, ""
 }
 
 // SetPinned pins or unpins a session (pinned sessions are never pruned).

@@ -65,5 +65,5 @@ func (r *Runner) Continue(ctx context.Context, s *Session, emit func(Event)) (<-
 	if !CanContinue(s) {
 		return nil, errs.New(errs.Invalid, "chat.Continue", "the last reply was not cut off; there is nothing to continue")
 	}
-	return r.start(ctx, s, ContinuePrompt, s.Display[len(s.Display)-1].Citations, emit)
+	return r.start(ctx, s, ContinuePrompt, s.Display[len(s.Display)-1].Citations, false, emit)
 }

@@ -170,7 +170,10 @@ type DigestOptions struct {
 	Arxiv   *digest.Arxiv
 	Biorxiv *digest.Biorxiv
 	LLM     digest.Completer
-	Out     io.Writer // progress lines; nil discards
+	// Vision captions the figures of papers indexed in full text, when
+	// rag.figure_captions is on; with LLM nil it is the configured provider.
+	Vision ingest.Model
+	Out    io.Writer // progress lines; nil discards
 }
 
 // completer adapts an llm.Provider to the digest's one-prompt interface.
@@ -198,7 +201,7 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 		out = io.Discard
 	}
 	store := prompts.Store{Dir: s.Cfg.PromptsDir()}
-	model, name := o.LLM, s.Cfg.Chat.Provider
+	model, name, vision := o.LLM, s.Cfg.Chat.Provider, o.Vision
 	if model == nil {
 		p, err := s.Provider()
 		if err != nil {
@@ -209,7 +212,7 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 				return digest.Outcome{}, err
 			}
 		}
-		model, name = completer{p}, p.Name()+":"+p.Model()
+		model, name, vision = completer{p}, p.Name()+":"+p.Model(), p
 	}
 	arxiv, biorxiv := o.Arxiv, o.Biorxiv
 	if arxiv == nil {
@@ -226,7 +229,7 @@ func (s *Services) RunDigest(ctx context.Context, o DigestOptions) (digest.Outco
 	if e, err := s.Engine(); err != nil {
 		fmt.Fprintf(out, "warning: the digest file will be written but not indexed: %v\n", err)
 	} else {
-		pl.Index = &ingest.DigestIndexer{Store: e.Store, Opts: s.ingestOptions(nil)} // vectors follow in the backfill
+		pl.Index = &ingest.DigestIndexer{Store: e.Store, Opts: s.ingestOptions(vision)} // vectors follow in the backfill
 	}
 	fmt.Fprintf(out, "running the digest with %s\n", name)
 	s.logf("digest: scoring with %s", name)

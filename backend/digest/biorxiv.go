@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -191,4 +192,56 @@ func (b *Biorxiv) FetchKeywords(ctx context.Context, keywords []string, max, day
 		}
 		return p, false
 	})
+}
+
+// FetchDOI returns one preprint by its DOI, at its newest version, from
+// the details API (/details/biorxiv/{doi}/na/json).
+func (b *Biorxiv) FetchDOI(ctx context.Context, doi string) (Paper, error) {
+	doi = strings.TrimSpace(doi)
+	if !doiRE.MatchString(doi) {
+		return Paper{}, errs.New(errs.Invalid, "biorxiv", "%q is not a DOI", doi)
+	}
+	var p Paper
+	err := b.Retry.Do(ctx, func() error {
+		r, err := b.get(ctx, fmt.Sprintf("%s/details/biorxiv/%s/na/json", strings.TrimRight(b.BaseURL, "/"), doi))
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, rec := range r.Collection {
+			if strings.EqualFold(rec.DOI, doi) {
+				if q := rec.paper(); !found || q.Version > p.Version {
+					p, found = q, true
+				}
+			}
+		}
+		if !found {
+			return errs.New(errs.NotFound, "biorxiv", "bioRxiv has no preprint %s", doi)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// doiRE matches a bare DOI.
+var doiRE = regexp.MustCompile(`^10\.\d{4,9}/\S+$`)
+
+// ParseDOI extracts a DOI from "10.x/y", "doi:10.x/y" or a doi.org URL
+// (https, http, dx.), or returns "".
+func ParseDOI(s string) string {
+	s = strings.TrimSpace(s)
+	low := strings.ToLower(s)
+	for _, prefix := range []string{"doi:", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/"} {
+		if strings.HasPrefix(low, prefix) {
+			s = s[len(prefix):]
+			if u, err := url.PathUnescape(s); err == nil {
+				s = u
+			}
+			break
+		}
+	}
+	if doiRE.MatchString(s) {
+		return s
+	}
+	return ""
 }

@@ -211,7 +211,15 @@ func (s *scriptedLLM) CompleteText(_ context.Context, prompt string, _, _ int) (
 	return r, nil
 }
 
+// fastScoreRetry shortens the scoring backoff for a test.
+func fastScoreRetry(t *testing.T) {
+	old := scoreRetry
+	scoreRetry.first, scoreRetry.maxWait = 4*time.Millisecond, 100*time.Millisecond
+	t.Cleanup(func() { scoreRetry = old })
+}
+
 func TestScoreParsesRetriesAndRanks(t *testing.T) {
+	fastScoreRetry(t)
 	papers := []Paper{{Title: "A", Source: "cs.LG"}, {Title: "B"}, {Title: "C"}}
 	llm := &scriptedLLM{replies: []string{
 		"Sorry, I cannot produce JSON today.",
@@ -219,7 +227,7 @@ func TestScoreParsesRetriesAndRanks(t *testing.T) {
 			"{\"id\": \"2\", \"score\": 9, \"reason\": \"core\", \"track\": \"apps\", \"summary\": \"s2\"}," +
 			"{\"id\": 7, \"score\": 10}, {\"id\": 1, \"score\": 42}]\n```",
 	}}
-	got, err := Score(context.Background(), llm, "RUBRIC", papers, 5, 3)
+	got, err := Score(context.Background(), llm, "RUBRIC", papers, 5, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +238,7 @@ func TestScoreParsesRetriesAndRanks(t *testing.T) {
 		t.Fatalf("scored = %+v", got)
 	}
 	bad := &scriptedLLM{replies: []string{"no", "still no"}}
-	if _, err := Score(context.Background(), bad, "R", papers, 5, 2); !errs.Is(err, errs.LLM) {
+	if _, err := Score(context.Background(), bad, "R", papers, 5, 2, nil); !errs.Is(err, errs.LLM) {
 		t.Fatalf("unparsable replies: %v", err)
 	}
 }

@@ -55,6 +55,9 @@ func Format(date time.Time, generated time.Time, scored []Scored, model string) 
 			if d := detailLine(p); d != "" {
 				fmt.Fprintf(&b, "%s\n\n", d)
 			}
+			if a := assessment(s); a != "" {
+				fmt.Fprintf(&b, "%s %s\n\n", assessmentKey, a)
+			}
 			if s.Summary != "" {
 				fmt.Fprintf(&b, "%s\n\n", s.Summary)
 			}
@@ -109,3 +112,24 @@ func detailLine(p Paper) string {
 }
 
 const detailSep = " · "
+
+// assessmentKey heads the line with the scoring's slop and vetted flags.
+const assessmentKey = "**Assessment:**"
+
+// Assessment words for the flags.
+const (
+	wordVetted = "vetted"
+	wordSlop   = "likely slop"
+)
+
+// assessment is the flags the model set, in words ("" when none).
+func assessment(s Scored) string {
+	var parts []string
+	if s.Vetted {
+		parts = append(parts, wordVetted)
+	}
+	if s.Slop {
+		parts = append(parts, wordSlop)
+	}
+	return strings.Join(parts, detailSep)
+}

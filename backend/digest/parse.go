@@ -62,6 +62,17 @@ func Parse(markdown string) (date string, out []Scored) {
 			cur.Paper.Authors = parseAuthors(strings.Trim(t, "*"))
 			continue
 		}
+		if a, ok := strings.CutPrefix(strings.TrimSpace(l), assessmentKey); ok {
+			for _, w := range strings.Split(a, detailSep) {
+				switch strings.TrimSpace(w) {
+				case wordVetted:
+					cur.Vetted = true
+				case wordSlop:
+					cur.Slop = true
+				}
+			}
+			continue
+		}
 		if strings.TrimSpace(strings.Join(body, "")) == "" && parseDetails(l, &cur.Paper) {
 			continue
 		}

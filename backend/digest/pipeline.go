@@ -130,7 +130,9 @@ func (p *Pipeline) Run(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	scored, err := Score(ctx, p.LLM, prompt, unique, p.Cfg.MaxResults, 3)
+	scored, err := Score(ctx, p.LLM, prompt, unique, p.Cfg.MaxResults, 3, func(err error, wait time.Duration) {
+		p.logf("scoring failed (%v); retrying in %s", err, wait.Round(time.Second))
+	})
 	if err != nil {
 		return out, err
 	}

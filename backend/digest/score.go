@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -16,13 +19,18 @@ type Completer interface {
 	CompleteText(ctx context.Context, prompt string, maxTokens, contextLength int) (string, error)
 }
 
-// Scored is one paper with the model's verdict.
+// Scored is one paper with the model's verdict. Slop flags a paper that
+// reads as low-substance (hype, vague claims, no clear method or evidence);
+// Vetted one whose claims were checked beyond its authors (published at a
+// venue, code and data released, results reproduced).
 type Scored struct {
 	Paper   Paper  `json:"paper"`
 	Score   int    `json:"score"`
 	Track   string `json:"track"`
 	Reason  string `json:"reason"`
 	Summary string `json:"summary"`
+	Slop    bool   `json:"slop"`
+	Vetted  bool   `json:"vetted"`
 }
 
 type verdict struct {
@@ -31,6 +39,8 @@ type verdict struct {
 	Reason  string `json:"reason"`
 	Track   string `json:"track"`
 	Summary string `json:"summary"`
+	Slop    any    `json:"slop"`
+	Vetted  any    `json:"vetted"`
 }
 
 // BuildScoringPrompt appends the papers, numbered, to the user's scoring
@@ -70,12 +80,29 @@ func ParseScores(reply string, papers []Paper) ([]Scored, error) {
 			continue
 		}
 		seen[id] = true
-		out = append(out, Scored{Paper: papers[id], Score: score, Track: strings.TrimSpace(v.Track), Reason: strings.TrimSpace(v.Reason), Summary: strings.TrimSpace(v.Summary)})
+		out = append(out, Scored{Paper: papers[id], Score: score, Track: strings.TrimSpace(v.Track), Reason: strings.TrimSpace(v.Reason), Summary: strings.TrimSpace(v.Summary),
+			Slop: asBool(v.Slop), Vetted: asBool(v.Vetted)})
 	}
 	if len(out) == 0 && len(papers) > 0 {
 		return nil, errs.New(errs.LLM, "digest.score", "the reply scored none of the papers")
 	}
 	return out, nil
+}
+
+// asBool reads a model's yes/no: true, "true", "yes", 1.
+func asBool(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "yes", "y", "1":
+			return true
+		}
+	}
+	return false
 }
 
 func asInt(v any) (int, bool) {
@@ -90,37 +117,50 @@ func asInt(v any) (int, bool) {
 	return 0, false
 }
 
+// scoreRetry is the wait before the second scoring attempt; each further
+// one waits twice as long (up to maxWait), give or take 25% jitter, so a
+// struggling model is not asked again in lockstep. Tests shorten it.
+var scoreRetry = struct{ first, maxWait time.Duration }{first: 5 * time.Second, maxWait: time.Minute}
+
 // Score sends every abstract in one prompt and returns the top max papers by
-// score. A reply that does not parse is retried (attempts times in all).
-func Score(ctx context.Context, llm Completer, instructions string, papers []Paper, max, attempts int) ([]Scored, error) {
+// score. A failed call or a reply that does not parse is retried (attempts
+// times in all) with exponential backoff; notify, when set, is told of
+// each retry and its wait.
+func Score(ctx context.Context, llm Completer, instructions string, papers []Paper, max, attempts int, notify func(err error, wait time.Duration)) ([]Scored, error) {
 	if len(papers) == 0 {
 		return nil, nil
 	}
 	prompt := BuildScoringPrompt(instructions, papers)
 	// Roughly four characters a token, plus room for the answer.
 	contextLength := len(prompt)/3 + 4096
-	var lastErr error
-	for i := 0; i < max1(attempts); i++ {
-		reply, err := llm.CompleteText(ctx, prompt, 8192, contextLength)
-		if err != nil {
-			if errs.Is(err, errs.Cancelled) {
-				return nil, err
-			}
-			lastErr = err
-			continue
-		}
-		scored, err := ParseScores(reply, papers)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		sortScored(scored)
-		if len(scored) > max {
-			scored = scored[:max]
-		}
-		return scored, nil
+	policy := &backoff.ExponentialBackOff{InitialInterval: scoreRetry.first, RandomizationFactor: 0.25, Multiplier: 2, MaxInterval: scoreRetry.maxWait}
+	opts := []backoff.RetryOption{backoff.WithBackOff(policy), backoff.WithMaxTries(uint(max1(attempts))), backoff.WithMaxElapsedTime(0)}
+	if notify != nil {
+		opts = append(opts, backoff.WithNotify(notify))
 	}
-	return nil, errs.Wrapf(errs.LLM, "digest.Score", lastErr, "scoring failed after %d attempts", max1(attempts))
+	scored, err := backoff.Retry(ctx, func() ([]Scored, error) {
+		reply, err := llm.CompleteText(ctx, prompt, 8192, contextLength)
+		if errs.Is(err, errs.Cancelled) {
+			return nil, backoff.Permanent(err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return ParseScores(reply, papers)
+	}, opts...)
+	switch {
+	case errs.Is(err, errs.Cancelled):
+		return nil, err
+	case ctx.Err() != nil:
+		return nil, errs.Wrap(errs.Cancelled, "digest.Score", ctx.Err())
+	case err != nil:
+		return nil, errs.Wrapf(errs.LLM, "digest.Score", err, "scoring failed after %d attempts", max1(attempts))
+	}
+	sortScored(scored)
+	if len(scored) > max {
+		scored = scored[:max]
+	}
+	return scored, nil
 }
 
 func max1(n int) int {

@@ -125,4 +125,13 @@ func TestWatchSeesDraftsFilesAndProposalsMadeElsewhere(t *testing.T) {
 	step("a new draft", func() { other.Create("Second", "s.md", "s\n", Public, "") })
 	step("a new file", func() { other.AddFile(d.ID, "notes.md", "n\n") })
 	step("a save", func() { other.Save(d.ID, "letter.md", "Dear all,\n", "") })
+	var token string
+	step("a proposal", func() {
+		p, err := other.Propose(d.ID, "letter.md", "Dear colleagues,\n", "warmer", "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		token = p.Token
+	})
+	step("a proposal answered", func() { other.Discard(token) })
 }

@@ -28,9 +28,10 @@ func (w *Workspace) Stale(days int) ([]Draft, error) {
 	return out, nil
 }
 
-// Prune deletes stale drafts and returns their ids. It is the only deletion
-// in Jarvis that touches files, and it takes draft ids (validated and
-// contained), never caller-supplied paths.
+// Prune deletes stale drafts and returns their ids. With Delete (the
+// human's own) it is the only deletion in Jarvis that touches files, and
+// both take draft ids (validated and contained), never caller-supplied
+// paths.
 func (w *Workspace) Prune(days int) ([]string, error) {
 	stale, err := w.Stale(days)
 	if err != nil {
@@ -69,14 +70,7 @@ func (w *Workspace) remove(id, op string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return errs.Wrapf(errs.Internal, op, err, "removing draft %s", id)
 	}
-	w.mu.Lock()
-	for tok, p := range w.proposals {
-		if p.DraftID == id {
-			delete(w.proposals, tok)
-		}
-	}
-	w.mu.Unlock()
-	return nil
+	return nil // its waiting proposals lived in its folder
 }
 
 // DaysLeft is how many days remain before retention removes d, counting

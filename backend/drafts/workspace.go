@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -47,9 +46,6 @@ type Workspace struct {
 	// WriteSpy, when set, is told every path the workspace writes (tests
 	// use it to prove no write leaves the sandbox).
 	WriteSpy func(path string)
-
-	mu        sync.Mutex
-	proposals map[string]*Proposal
 }
 
 // New returns a workspace rooted at root, creating it 0700.
@@ -57,7 +53,7 @@ func New(root string, extensions []string, maxBytes int) (*Workspace, error) {
 	if err := fsutil.EnsurePrivateDir(root); err != nil {
 		return nil, errs.Wrapf(errs.Internal, "drafts.New", err, "cannot create drafts dir %s", root)
 	}
-	return &Workspace{Root: root, Extensions: extensions, MaxBytes: maxBytes, proposals: map[string]*Proposal{}}, nil
+	return &Workspace{Root: root, Extensions: extensions, MaxBytes: maxBytes}, nil
 }
 
 func (w *Workspace) now() time.Time {

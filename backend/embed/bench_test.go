@@ -11,9 +11,9 @@ import (
 )
 
 // BenchmarkEmbedPipeline measures what Jarvis adds around a model —
-// tokenising, padding, batching, pooling — on the pure-Go backend with the
-// one-layer fixture graph. It is not a BGE number: the real model's
-// transformer layers dominate its cost and need the real weights.
+// tokenising, padding, batching, pooling — with the one-layer fixture graph,
+// on the backend NewRuntime picks. It is not a BGE number: see
+// BenchmarkShapeEmbed for graphs of the real size.
 func BenchmarkEmbedPipeline(b *testing.B) {
 	rt, err := embed.NewRuntime()
 	if err != nil {

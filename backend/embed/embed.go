@@ -1,7 +1,10 @@
-// Package embed runs the text encoders in-process through hugot: a
-// sentence embedder (BGE by default) and a cross-encoder reranker. It is the
-// only package that imports hugot; kb sees the kb.Embedder and kb.Reranker
-// interfaces.
+// Package embed runs the text encoders in-process: a sentence embedder (BGE
+// by default) and a cross-encoder reranker. Inference goes through ONNX
+// Runtime (github.com/yalue/onnxruntime_go) when its shared library loads,
+// and through hugot's pure-Go session otherwise; tokenising, batching and
+// pooling are Jarvis's own and the same on both. It is the only package
+// that imports hugot or onnxruntime_go; kb sees the kb.Embedder and
+// kb.Reranker interfaces.
 package embed
 
 import (
@@ -11,12 +14,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/knights-analytics/hugot"
-	"github.com/knights-analytics/hugot/backends"
-	"github.com/knights-analytics/hugot/pipelines"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -33,70 +35,186 @@ const (
 	PoolMean = "mean"
 )
 
-// DefaultBatch is how many texts go through the model at once: large enough
-// to amortise the graph call, small enough that one padded batch of long
-// chunks stays well under a gigabyte.
+// Inference backends, as Backend reports them.
+const (
+	BackendORT = "onnxruntime"
+	BackendGo  = "go"
+)
+
+// DefaultBatch is how many texts go through the model at once (fewer when
+// they are long: see maxBatchTokens). Texts are grouped by length first, so
+// a batch pads little.
 const DefaultBatch = 16
 
-// Runtime owns one hugot session; every model of the process shares it.
+// RuntimeOptions choose the inference backend.
+type RuntimeOptions struct {
+	// Backend is "" (ONNX Runtime when its library loads, else pure Go),
+	// BackendORT (an error when the library does not load) or BackendGo.
+	Backend string
+	// ORTLibrary is the path of libonnxruntime.so.1. Empty: $JARVIS_ORT_LIB,
+	// then the data directory's lib/, then beside the executable.
+	ORTLibrary string
+	// Threads is ONNX Runtime's intra-op thread count; 0 lets ONNX Runtime
+	// choose (one per physical core).
+	Threads int
+}
+
+// Runtime owns the inference backend; every model of the process shares it.
 type Runtime struct {
 	mu      sync.Mutex
-	session *hugot.Session
 	backend string
+	detail  string
+	threads int
+	session *hugot.Session // the pure-Go backend only
+	closers []func() error // ONNX Runtime sessions
 	n       int
+	closed  bool
 }
 
-// NewRuntime opens a session on hugot's pure-Go backend, which needs no
-// shared library and works on every machine.
-func NewRuntime() (*Runtime, error) {
+// NewRuntime picks the backend on its own: ONNX Runtime when
+// libonnxruntime.so.1 is found and loads, hugot's pure-Go session otherwise
+// (Detail says why).
+func NewRuntime() (*Runtime, error) { return NewRuntimeWith(RuntimeOptions{}) }
+
+// NewRuntimeWith opens a runtime with explicit options.
+func NewRuntimeWith(opts RuntimeOptions) (*Runtime, error) {
+	const op = "embed.NewRuntime"
+	if opts.Backend != "" && opts.Backend != BackendORT && opts.Backend != BackendGo {
+		return nil, errs.New(errs.Invalid, op, "unknown inference backend %q (want %s or %s)", opts.Backend, BackendORT, BackendGo)
+	}
+	detail := "pure Go (chosen)"
+	if opts.Backend != BackendGo {
+		loc := locateORT(opts.ORTLibrary, ortSearchDirs())
+		var why string
+		switch {
+		case loc.off:
+			why = ORTLibraryEnv + "=off"
+		case loc.path == "":
+			why = "no " + ORTLibraryName + " at " + strings.Join(loc.searched, ", ")
+		default:
+			path, version, err := initORT(loc.path)
+			if err == nil {
+				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads}, nil
+			}
+			why = fmt.Sprintf("%s did not load: %v", loc.path, err)
+		}
+		if opts.Backend == BackendORT {
+			return nil, errs.WithHint(errs.New(errs.RAG, op, "ONNX Runtime is not available: %s", why),
+				"run build/scripts/setup.sh, which installs "+ORTLibraryName+", or set "+ORTLibraryEnv+" to its path")
+		}
+		detail = "pure Go; ONNX Runtime not used: " + why
+	}
 	s, err := hugot.NewGoSession()
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "embed.NewRuntime", err)
+		return nil, errs.Wrap(errs.RAG, op, err)
 	}
-	return &Runtime{session: s, backend: "go"}, nil
+	return &Runtime{session: s, backend: BackendGo, detail: detail}, nil
 }
 
-// Backend names the inference backend ("go"; "onnxruntime" once the ORT
-// build is wired).
+// Backend names the inference backend: BackendORT or BackendGo.
 func (r *Runtime) Backend() string { return r.backend }
 
-// Close releases the session and every pipeline made from it.
+// Detail says which library the backend runs on, or why ONNX Runtime was
+// not used, for doctor and verbose output.
+func (r *Runtime) Detail() string { return r.detail }
+
+// Close releases every model loaded on the runtime.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.session == nil {
-		return nil
+	r.closed = true
+	var errList []error
+	for _, c := range r.closers {
+		errList = append(errList, c())
 	}
-	err := r.session.Destroy()
-	r.session = nil
-	return err
+	r.closers = nil
+	if r.session != nil {
+		errList = append(errList, r.session.Destroy())
+		r.session = nil
+	}
+	return errors.Join(errList...)
 }
 
-// nextName gives each pipeline a unique name inside the session.
-func (r *Runtime) nextName(kind string) string {
+// modelKind selects the hugot pipeline a graph is loaded as on the Go path.
+type modelKind int
+
+const (
+	kindEmbedder modelKind = iota
+	kindReranker
+)
+
+// load opens the graph of the model in dir on the runtime's backend.
+func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
+	graph, err := graphPath(op, dir)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errs.New(errs.Internal, op, "the runtime is closed")
+	}
+	if r.backend == BackendORT {
+		e, err := newORTEncoder(graph, r.threads)
+		if err != nil {
+			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
+		}
+		r.closers = append(r.closers, e.close)
+		return e, nil
+	}
+	view, cleanup, err := modelView(op, dir, graph)
+	if err != nil {
+		return nil, err
+	}
+	// hugot reads every file while building the pipeline; the view is not
+	// needed afterwards.
+	defer cleanup()
 	r.n++
-	return fmt.Sprintf("%s-%d", kind, r.n)
+	name := fmt.Sprintf("model-%d", r.n)
+	switch kind {
+	case kindReranker:
+		p, err := hugot.NewPipeline(r.session, hugot.CrossEncoderConfig{ModelPath: view, Name: name, OnnxFilename: "model.onnx"})
+		if err != nil {
+			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
+		}
+		return &goEncoder{pipe: p.BasePipeline}, nil
+	default:
+		p, err := hugot.NewPipeline(r.session, hugot.FeatureExtractionConfig{ModelPath: view, Name: name, OnnxFilename: "model.onnx"})
+		if err != nil {
+			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
+		}
+		return &goEncoder{pipe: p.BasePipeline, output: p.OutputIndex}, nil
+	}
 }
 
-// modelView checks a model directory and returns one hugot can load. A
-// Hugging Face export keeps the graph at onnx/model.onnx, but hugot resolves
-// graphs in subfolders relative to the working directory (and refuses folders
-// with several graphs), so such a model is presented through a private
-// folder of symlinks: the graph and the top-level files, nothing copied.
-// The returned cleanup removes that folder.
-func modelView(op, dir string) (string, func(), error) {
-	noop := func() {}
+// graphPath checks a model directory in Hugging Face ONNX layout and returns
+// its graph: model.onnx at the top, or onnx/model.onnx as exported.
+func graphPath(op, dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
-		return "", noop, errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no tokenizer.json in %s", dir),
+		return "", errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no tokenizer.json in %s", dir),
 			"download the model with `jarvis-cli models fetch` (or `jarvis-cli models install-offline --from DIR`)")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err == nil {
-		return dir, noop, nil
+	graph := filepath.Join(dir, "model.onnx")
+	if _, err := os.Stat(graph); err == nil {
+		return graph, nil
 	}
-	graph := filepath.Join(dir, "onnx", "model.onnx")
+	graph = filepath.Join(dir, "onnx", "model.onnx")
 	if _, err := os.Stat(graph); err != nil {
-		return "", noop, errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no ONNX model in %s", dir),
+		return "", errs.WithHint(errs.Wrapf(errs.NotFound, op, err, "no ONNX model in %s", dir),
 			"download it with `jarvis-cli models fetch`; the download is incomplete")
+	}
+	return graph, nil
+}
+
+// modelView returns a directory hugot can load. hugot resolves graphs in
+// subfolders relative to the working directory (and refuses folders with
+// several graphs), so a model whose graph is at onnx/model.onnx is
+// presented through a private folder of symlinks: the graph and the
+// top-level files, nothing copied. The returned cleanup removes that folder.
+func modelView(op, dir, graph string) (string, func(), error) {
+	noop := func() {}
+	if graph == filepath.Join(dir, "model.onnx") {
+		return dir, noop, nil
 	}
 	view, err := os.MkdirTemp("", "jarvis-model-")
 	if err != nil {
@@ -131,6 +249,34 @@ func modelView(op, dir string) (string, func(), error) {
 	return view, cleanup, nil
 }
 
+// model is a loaded graph with its tokenizer. Calls may overlap: an ONNX
+// Runtime session runs concurrent calls, the Go backend takes them a batch
+// at a time, so a search query waits at most one batch of an indexing run.
+type model struct {
+	enc   encoder
+	tok   *textTokenizer
+	batch int
+}
+
+// forEachBatch runs the inputs through the graph in length-sorted batches
+// and hands each batch's output to use; a cancelled context stops between
+// batches. Inference panics (the Go backend reports some graph errors so)
+// become errors.
+func (m *model) forEachBatch(ctx context.Context, op string, inputs []tokens, use func(*paddedBatch, graphOutput)) (err error) {
+	defer recoverInto(op, &err)
+	for _, b := range plan(inputs, m.batch) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out, err := m.enc.run(b)
+		if err != nil {
+			return errs.Wrap(errs.RAG, op, err)
+		}
+		use(b, out)
+	}
+	return nil
+}
+
 // EmbedderOptions describe one embedding model.
 type EmbedderOptions struct {
 	ID          string // recorded in the store; a different ID means reindex
@@ -140,10 +286,9 @@ type EmbedderOptions struct {
 	Batch       int
 }
 
-// Embedder is a kb.Embedder backed by a hugot feature-extraction pipeline.
+// Embedder is a kb.Embedder.
 type Embedder struct {
-	mu      sync.Mutex
-	p       *pipelines.FeatureExtractionPipeline
+	model
 	opts    EmbedderOptions
 	dims    int
 	backend string
@@ -161,23 +306,18 @@ func (r *Runtime) Embedder(opts EmbedderOptions) (*Embedder, error) {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
-	dir, cleanup, err := modelView(op, opts.Dir)
+	enc, err := r.load(op, opts.Dir, kindEmbedder)
 	if err != nil {
 		return nil, err
 	}
-	// hugot reads every file while building the pipeline; the view is not
-	// needed afterwards.
-	defer cleanup()
-	r.mu.Lock()
-	p, err := hugot.NewPipeline(r.session, hugot.FeatureExtractionConfig{ModelPath: dir, Name: r.nextName("embed"), OnnxFilename: "model.onnx"})
-	r.mu.Unlock()
-	if err != nil {
-		return nil, errs.Wrapf(errs.RAG, op, err, "load embedding model %s", opts.ID)
-	}
-	e := &Embedder{p: p, opts: opts, backend: r.backend}
-	probe, err := e.run([]string{"probe"})
+	tok, err := loadTokenizer(op, opts.Dir)
 	if err != nil {
 		return nil, err
+	}
+	e := &Embedder{model: model{enc: enc, tok: tok, batch: opts.Batch}, opts: opts, backend: r.backend}
+	probe, err := e.embed(context.Background(), []string{"probe"})
+	if err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "run embedding model %s", opts.ID)
 	}
 	e.dims = len(probe[0])
 	return e, nil
@@ -186,95 +326,98 @@ func (r *Runtime) Embedder(opts EmbedderOptions) (*Embedder, error) {
 // Info implements kb.Embedder.
 func (e *Embedder) Info() kb.ModelInfo { return kb.ModelInfo{ID: e.opts.ID, Dims: e.dims} }
 
-// Backend implements kb.Embedder.
+// Backend implements kb.Embedder: BackendORT or BackendGo.
 func (e *Embedder) Backend() string { return e.backend }
 
 // EmbedQuery implements kb.Embedder: the query carries the model's prefix.
 func (e *Embedder) EmbedQuery(ctx context.Context, query string) ([]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	v, err := e.run([]string{e.opts.QueryPrefix + query})
+	v, err := e.embed(ctx, []string{e.opts.QueryPrefix + query})
 	if err != nil {
 		return nil, err
 	}
 	return v[0], nil
 }
 
-// EmbedDocuments implements kb.Embedder, batch by batch; a cancelled context
-// stops between batches.
+// EmbedDocuments implements kb.Embedder.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += e.opts.Batch {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		vs, err := e.run(texts[start:min(start+e.opts.Batch, len(texts))])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, vs...)
-	}
-	return out, nil
+	return e.embed(ctx, texts)
 }
 
-// run tokenises and runs one batch, then pools and L2-normalises. Pooling is
-// done here rather than in hugot, which only mean-pools: BGE was trained
-// with the [CLS] vector.
-func (e *Embedder) run(texts []string) (vecs [][]float32, err error) {
+// embed tokenises, runs the batches, then pools and L2-normalises each
+// vector into its text's position. Pooling is done here, not in a
+// pipeline: BGE was trained with the [CLS] vector.
+func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	const op = "embed.Embed"
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	defer recoverInto(op, &err)
-	batch := backends.NewBatch(len(texts))
-	defer func() { err = errors.Join(err, batch.Destroy()) }()
-	if err := e.p.Preprocess(batch, texts); err != nil {
-		return nil, errs.Wrap(errs.RAG, op, err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	if err := e.p.Forward(batch); err != nil {
-		return nil, errs.Wrap(errs.RAG, op, err)
+	inputs, err := tokenizeAll(op, texts, e.tok.single)
+	if err != nil {
+		return nil, err
 	}
-	switch out := batch.OutputValues[e.p.OutputIndex].(type) {
-	case [][]float32: // the model pools itself (sentence_embedding output)
-		vecs = out
-	case [][][]float32:
-		vecs = make([][]float32, len(out))
-		for i, tokens := range out {
-			vecs[i] = pool(tokens, batch.Input[i].AttentionMask, e.opts.Pooling)
+	vecs := make([][]float32, len(texts))
+	err = e.forEachBatch(ctx, op, inputs, func(b *paddedBatch, out graphOutput) {
+		for i, at := range b.index {
+			v := pool(out, b, i, e.opts.Pooling)
+			normalize(v)
+			vecs[at] = v
 		}
-	default:
-		return nil, errs.New(errs.RAG, op, "model output has unsupported type %T", out)
-	}
-	for _, v := range vecs {
-		normalize(v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return vecs, nil
 }
 
-// pool reduces token vectors to one: the first ([CLS]) token, or the mean
-// of the tokens the attention mask keeps.
-func pool(tokens [][]float32, mask []uint32, mode string) []float32 {
-	out := make([]float32, len(tokens[0]))
-	if mode == PoolCLS {
-		copy(out, tokens[0])
-		return out
+// tokenizeAll tokenises every item on all cores, before inference needs
+// them: the tokenizer spends about 8 ms of CPU on a 512-token text, a tenth
+// of what ONNX Runtime spends on it. Its panics become errors.
+func tokenizeAll[T any](op string, items []T, tokenize func(T) (tokens, error)) ([]tokens, error) {
+	out := make([]tokens, len(items))
+	workers := min(len(items), runtime.GOMAXPROCS(0))
+	failed := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			defer recoverInto(op, &failed[w])
+			for i := w; i < len(items); i += workers {
+				var err error
+				if out[i], err = tokenize(items[i]); err != nil {
+					failed[w] = errs.Wrap(errs.RAG, op, err)
+					return
+				}
+			}
+		})
 	}
-	n := 0
-	for j, tok := range tokens {
-		if j < len(mask) && mask[j] == 0 || j >= len(mask) {
-			continue
+	wg.Wait()
+	for _, err := range failed {
+		if err != nil {
+			return nil, err
 		}
-		n++
-		for k, x := range tok {
-			out[k] += x
+	}
+	return out, nil
+}
+
+// pool reduces a row's output to one vector: the model's own pooled output,
+// the first ([CLS]) token, or the mean of the row's real tokens.
+func pool(out graphOutput, b *paddedBatch, i int, mode string) []float32 {
+	v := make([]float32, out.width)
+	if !out.tokenLevel || mode == PoolCLS {
+		copy(v, out.row(b, i))
+		return v
+	}
+	n := b.lens[i]
+	for j := range n {
+		for k, x := range out.token(b, i, j) {
+			v[k] += x
 		}
 	}
 	if n > 0 {
-		for k := range out {
-			out[k] /= float32(n)
+		for k := range v {
+			v[k] /= float32(n)
 		}
 	}
-	return out
+	return v
 }
 
 func normalize(v []float32) {
@@ -291,45 +434,41 @@ func normalize(v []float32) {
 	}
 }
 
-// recoverInto turns a panic inside the inference backend (the Go backend
-// reports some graph errors by panicking) into an error for this call.
+// recoverInto turns a panic inside the inference backend or the tokenizer
+// into an error for this call.
 func recoverInto(op string, err *error) {
 	if r := recover(); r != nil {
 		*err = errs.New(errs.RAG, op, "inference failed: %v", r)
 	}
 }
 
-// Reranker is a kb.Reranker backed by a hugot cross-encoder pipeline.
+// Reranker is a kb.Reranker backed by a cross-encoder: one logit per
+// (query, passage) pair.
 type Reranker struct {
-	mu sync.Mutex
-	p  *pipelines.CrossEncoderPipeline
+	model
 }
 
 // Reranker loads a cross-encoder from dir.
 func (r *Runtime) Reranker(dir string) (*Reranker, error) {
 	const op = "embed.Reranker"
-	view, cleanup, err := modelView(op, dir)
+	enc, err := r.load(op, dir, kindReranker)
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
-	r.mu.Lock()
-	p, err := hugot.NewPipeline(r.session, hugot.CrossEncoderConfig{
-		ModelPath: view, Name: r.nextName("rerank"), OnnxFilename: "model.onnx",
-		Options: []backends.PipelineOption[*pipelines.CrossEncoderPipeline]{
-			pipelines.WithBatchSize(DefaultBatch), pipelines.WithSortResults(false),
-		},
-	})
-	r.mu.Unlock()
+	tok, err := loadTokenizer(op, dir)
 	if err != nil {
-		return nil, errs.Wrapf(errs.RAG, op, err, "load reranker from %s", dir)
+		return nil, err
 	}
-	return &Reranker{p: p}, nil
+	rr := &Reranker{model: model{enc: enc, tok: tok, batch: DefaultBatch}}
+	if _, err := rr.Rerank(context.Background(), "probe", []string{"probe"}); err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "run reranker from %s", dir)
+	}
+	return rr, nil
 }
 
-// Rerank implements kb.Reranker: one relevance score per passage, in the
-// passages' order.
-func (rr *Reranker) Rerank(ctx context.Context, query string, passages []string) (scores []float64, err error) {
+// Rerank implements kb.Reranker: one relevance score in (0, 1) per passage
+// (the sigmoid of the model's logit), in the passages' order.
+func (rr *Reranker) Rerank(ctx context.Context, query string, passages []string) ([]float64, error) {
 	const op = "embed.Rerank"
 	if len(passages) == 0 {
 		return nil, nil
@@ -337,19 +476,26 @@ func (rr *Reranker) Rerank(ctx context.Context, query string, passages []string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rr.mu.Lock()
-	defer rr.mu.Unlock()
-	defer recoverInto(op, &err)
-	out, err := rr.p.RunPipeline(query, passages)
+	inputs, err := tokenizeAll(op, passages, func(p string) (tokens, error) { return rr.tok.pair(query, p) })
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, op, err)
+		return nil, err
 	}
-	if len(out.Results) != len(passages) {
-		return nil, errs.New(errs.RAG, op, "reranker scored %d of %d passages", len(out.Results), len(passages))
+	scores := make([]float64, len(passages))
+	var shapeErr error
+	err = rr.forEachBatch(ctx, op, inputs, func(b *paddedBatch, out graphOutput) {
+		if out.tokenLevel || out.width != 1 {
+			shapeErr = errs.New(errs.RAG, op, "the reranker gives %d values per pair (token level: %v); a cross-encoder gives one logit", out.width, out.tokenLevel)
+			return
+		}
+		for i, at := range b.index {
+			scores[at] = 1 / (1 + math.Exp(-float64(out.row(b, i)[0])))
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	scores = make([]float64, len(passages))
-	for _, res := range out.Results {
-		scores[res.Index] = float64(res.Score)
+	if shapeErr != nil {
+		return nil, shapeErr
 	}
 	return scores, nil
 }

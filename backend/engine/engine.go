@@ -239,6 +239,9 @@ type Status struct {
 	Pending       int // chunks waiting for a vector of the configured model
 	Chunks        int
 	Backend       string
+	// BackendDetail names the ONNX Runtime library in use, or says why the
+	// pure-Go backend runs instead.
+	BackendDetail string
 }
 
 // ModelStatus is one configured model.
@@ -276,7 +279,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		st.Embed.Dims = e.embedder.Info().Dims
 	}
 	if e.runtime != nil {
-		st.Backend = e.runtime.Backend()
+		st.Backend, st.BackendDetail = e.runtime.Backend(), e.runtime.Detail()
 		st.Embed.Backed, st.Rerank.Backed = st.Backend, st.Backend
 	}
 	emb := e.embedder

@@ -22,6 +22,9 @@ type Adder struct {
 	Embed kb.Embedder
 	Vault *vault.Refresher // nil: no vault configured
 	Opts  Options
+	// Remote fetches papers named by arXiv id or URL or DOI (nil: only
+	// local files can be added).
+	Remote *Remote
 }
 
 // AddRequest is one file to add.
@@ -175,14 +178,18 @@ func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResu
 	if err := a.Store.Ingest(ctx, a.Embed, res.Chunks, replace); err != nil {
 		return AddResult{}, err
 	}
+	return paperAdded(replace != nil, p.Mode, res), nil
+}
+
+// paperAdded says what adding a paper did.
+func paperAdded(replaced bool, mode string, res Result) AddResult {
 	verb := "added"
-	if replace != nil {
+	if replaced {
 		verb = "replaced"
 	}
-	mode := p.Mode
 	if mode == "" {
 		mode = Summary
 	}
 	return AddResult{Message: fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures),
-		Chunks: len(res.Chunks), Warnings: res.Warnings}, nil
+		Chunks: len(res.Chunks), Warnings: res.Warnings}
 }

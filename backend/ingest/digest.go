@@ -92,6 +92,7 @@ func (d *DigestIndexer) IndexFullText(ctx context.Context, s digest.Scored, pdfP
 		res.Chunks[i].Meta.FilePath = "" // the download is a temp file
 	}
 	withVersion(res.Chunks, s.Paper)
+	WithYear(res.Chunks, s.Paper.Published.Year())
 	return d.Store.Ingest(ctx, d.Embed, res.Chunks, &kb.Filter{Source: s.Paper.Link})
 }
 
@@ -130,6 +131,12 @@ func SummaryChunk(s digest.Scored) kb.Chunk {
 	if s.Track != "" {
 		fmt.Fprintf(&b, " (%s)", s.Track)
 	}
+	if s.Vetted {
+		b.WriteString("\nVetted: its claims were checked beyond the authors (venue, released code and data, or reproduction)")
+	}
+	if s.Slop {
+		b.WriteString("\nLikely slop: the scoring found little substance behind the claims")
+	}
 	b.WriteString("\n\n")
 	if s.Summary != "" {
 		b.WriteString(s.Summary + "\n")
@@ -144,6 +151,7 @@ func SummaryChunk(s digest.Scored) kb.Chunk {
 	chunks := []kb.Chunk{{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public,
 		Source: p.Link, Title: p.Title, Authors: authors, DOI: p.DOI, Score: &score, Track: s.Track, StorageMode: Summary}}}
 	withVersion(chunks, p)
+	WithYear(chunks, p.Published.Year())
 	return chunks[0]
 }
 

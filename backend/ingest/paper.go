@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -128,7 +129,8 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 			return res, err
 		}
 	}
-	res.Title, res.Authors, res.DOI = resolveMeta(ctx, doc, p, o.Model, &res.Warnings)
+	var guessed bool
+	res.Title, res.Authors, res.DOI, guessed = resolveMeta(ctx, doc, p, o.Model, &res.Warnings)
 	mode := p.Mode
 	if mode == "" {
 		mode = Summary
@@ -139,6 +141,9 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 
 	base := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: res.Source, Title: res.Title, Authors: res.Authors,
 		DOI: res.DOI, Score: p.Score, Track: p.Track, StorageMode: mode, FilePath: abs, ContentHash: hash}
+	if guessed {
+		base.Extra = map[string]string{DOIGuessField: "model"}
+	}
 	header := res.Title
 	if res.Authors != "" {
 		header += " — " + res.Authors
@@ -244,26 +249,40 @@ func stripMarkers(s string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
+// DOIGuessField marks, among a paper's extra fields, a DOI the model
+// guessed (the text printed none): it may be wrong.
+const DOIGuessField = "x_doi_guess"
+
+// doiPattern is what a DOI looks like; a model's guess must at least match.
+var doiPattern = regexp.MustCompile(`^10\.\d{4,9}/\S+$`)
+
 // resolveMeta applies the metadata policy: explicit values win, then what
-// the file says (DOI from the text, title/authors from the info), then one
-// small LLM call for whatever title/authors are still missing. A failed
-// call only leaves them empty, with a warning.
-func resolveMeta(ctx context.Context, doc *pdf.Document, p Paper, model Model, warnings *[]string) (title, authors, doi string) {
+// the file says (DOI from the text by regex, title/authors from the info),
+// then one small LLM call for whatever is still missing — a local PDF's DOI
+// included, which is then only a guess (guessed). A failed call only
+// leaves them empty, with a warning.
+func resolveMeta(ctx context.Context, doc *pdf.Document, p Paper, model Model, warnings *[]string) (title, authors, doi string, guessed bool) {
 	title, authors, doi = p.Title, p.Authors, p.DOI
 	if title != "" && authors != "" && doi != "" {
 		return
 	}
 	g := doc.Guess()
 	doi = firstNonEmpty(doi, g.DOI)
-	if title != "" && authors != "" || model == nil {
-		return firstNonEmpty(title, g.Title), firstNonEmpty(authors, g.Authors), doi
+	title, authors = firstNonEmpty(title, g.Title), firstNonEmpty(authors, g.Authors)
+	// A paper from a server comes with its own identity: only a local file
+	// needs its DOI guessed.
+	askDOI := doi == "" && p.Source == ""
+	if model == nil || title != "" && authors != "" && !askDOI {
+		return title, authors, doi, false
 	}
-	if g.Title != "" && g.Authors != "" {
-		return firstNonEmpty(title, g.Title), firstNonEmpty(authors, g.Authors), doi
+	fields, rule := `"title": "...", "authors": "A. One; B. Two"`, "Use empty strings for what the page does not show."
+	if askDOI {
+		fields += `, "doi": "10...."`
+		rule += " The page prints no DOI: give one only if you know this paper's DOI."
 	}
-	prompt := "Below is the first page of a research paper. Reply with JSON only: {\"title\": \"...\", \"authors\": \"A. One; B. Two\"}. Use empty strings for what the page does not show.\n\n" + trim(g.FirstPage, 4000)
+	prompt := "Below is the first page of a research paper. Reply with JSON only: {" + fields + "}. " + rule + "\n\n" + trim(g.FirstPage, 4000)
 	reply, err := model.Complete(ctx, []llm.Message{llm.Text(llm.RoleUser, prompt)}, 300, 0)
-	var got struct{ Title, Authors string }
+	var got struct{ Title, Authors, DOI string }
 	if err == nil {
 		if i, j := strings.Index(reply, "{"), strings.LastIndex(reply, "}"); i >= 0 && j > i {
 			err = json.Unmarshal([]byte(reply[i:j+1]), &got)
@@ -272,9 +291,13 @@ func resolveMeta(ctx context.Context, doc *pdf.Document, p Paper, model Model, w
 		}
 	}
 	if err != nil {
-		*warnings = append(*warnings, "title/authors inference failed: "+err.Error())
+		*warnings = append(*warnings, "metadata inference failed: "+err.Error())
 	}
-	return firstNonEmpty(title, got.Title, g.Title), firstNonEmpty(authors, got.Authors, g.Authors), doi
+	if got.DOI = strings.TrimSpace(got.DOI); askDOI && doiPattern.MatchString(got.DOI) {
+		doi, guessed = got.DOI, true
+		*warnings = append(*warnings, "DOI "+doi+" was guessed by the model, not read from the paper; check it (and correct it with kb set-meta --doi)")
+	}
+	return firstNonEmpty(title, got.Title), firstNonEmpty(authors, got.Authors), doi, guessed
 }
 
 func trim(s string, n int) string {

@@ -201,23 +201,35 @@ func (s *Store) encodeLex(ctx context.Context, tx *sql.Tx, chunks []Chunk, lex [
 }
 
 // queryTerms analyses a query and returns the dictionary ids of its terms
-// with how often each occurs; terms never indexed are dropped.
-func (s *Store) queryTerms(ctx context.Context, query string) (map[uint32]int, error) {
+// (sorted) with how often each occurs; terms never indexed are dropped.
+func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
 	counts := map[string]int{}
 	forEachTerm(query, func(t string) { counts[t]++ })
-	out := map[uint32]int{}
+	out := make([]qterm, 0, len(counts))
 	var missing []any
 	for t, n := range counts {
 		if id, ok := s.terms.get(t); ok {
-			out[uint32(id)] = n
+			out = append(out, qterm{id: uint32(id), qtf: n})
 		} else {
 			missing = append(missing, t)
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
+	if len(missing) > 0 {
+		learned, err := s.lookupTerms(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for t, id := range learned {
+			out = append(out, qterm{id: uint32(id), qtf: counts[t]})
+		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, term FROM lex_terms WHERE term IN (`+placeholders(len(missing))+`)`, missing...)
+	slices.SortFunc(out, func(a, b qterm) int { return int(a.id) - int(b.id) })
+	return out, nil
+}
+
+// lookupTerms reads the ids of terms from the dictionary (and caches them).
+func (s *Store) lookupTerms(ctx context.Context, terms []any) (map[string]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, term FROM lex_terms WHERE term IN (`+placeholders(len(terms))+`)`, terms...)
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +242,7 @@ func (s *Store) queryTerms(ctx context.Context, query string) (map[uint32]int, e
 			return nil, err
 		}
 		learned[t] = id
-		out[uint32(id)] = counts[t]
 	}
 	s.terms.merge(learned)
-	return out, rows.Err()
+	return learned, rows.Err()
 }

@@ -145,8 +145,7 @@ func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) (R
 	if err != nil {
 		return Result{}, err
 	}
-	r, _, err := s.rank(ctx, q, n, f)
-	return r, err
+	return s.rank(ctx, q, n, f)
 }
 
 // prepared is a query analysed and embedded once, for one or more rankings.
@@ -154,7 +153,7 @@ type prepared struct {
 	text   string
 	vm     ModelInfo // vector model of qv; zero: keyword only
 	qv     []float32
-	terms  map[uint32]int
+	terms  []qterm
 	rerank Reranker
 }
 
@@ -179,13 +178,11 @@ func (s *Searcher) prepare(ctx context.Context, query string) (prepared, error) 
 	return q, nil
 }
 
-// rank runs the pipeline for a prepared query. It also returns the
-// visibility of each keyword hit (nil when keyword ranking did not run), so
-// the privacy check can judge lexical matches without a second pass.
-func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Result, []string, error) {
+// rank runs the pipeline for a prepared query.
+func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Result, error) {
 	const op = "kb.Search"
 	if _, _, err := f.where(); err != nil {
-		return Result{}, nil, err
+		return Result{}, err
 	}
 	if n <= 0 {
 		n = 8
@@ -193,7 +190,7 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 	topN := max(s.Opts.RerankTopN, n)
 	ix := s.Store.Index()
 	if err := ix.Sync(ctx, s.Store, q.vm); err != nil {
-		return Result{}, nil, err
+		return Result{}, err
 	}
 	ix.mu.RLock()
 	p := ix.poolOf(f)
@@ -208,32 +205,40 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 		mode.Keyword = true
 	}
 	denseIDs, sparseIDs := ix.ids(dense), ix.ids(sparse)
-	var lexicalVis []string
-	if mode.Keyword {
-		lexicalVis = make([]string, len(sparse))
-		for i, r := range sparse {
-			lexicalVis[i] = ix.rows[r.row].m.visibility
-		}
-	}
 	ix.mu.RUnlock()
 
+	// A single ranking keeps its own scores (BM25, cosine); a fused one
+	// scores by reciprocal rank.
+	score := map[int64]float64{}
 	ranked := sparseIDs
 	switch {
 	case mode.Dense && mode.Keyword:
 		ranked = RRF(rrfC, denseIDs, sparseIDs)
+		for _, ids := range [][]int64{denseIDs, sparseIDs} {
+			for rank, id := range ids {
+				score[id] += 1 / (rrfC + float64(rank+1))
+			}
+		}
 	case mode.Dense:
 		ranked = denseIDs
+		for i, id := range denseIDs {
+			score[id] = float64(dense[i].score)
+		}
+	default:
+		for i, id := range sparseIDs {
+			score[id] = float64(sparse[i].score)
+		}
 	}
 	if len(ranked) > topN {
 		ranked = ranked[:topN]
 	}
 	chunks, err := s.Store.Chunks(ctx, ranked)
 	if err != nil {
-		return Result{}, nil, err
+		return Result{}, err
 	}
 	hits := make([]Hit, len(chunks))
 	for i, c := range chunks {
-		hits[i] = Hit{Chunk: c, Score: float64(len(chunks) - i)} // fused rank as score
+		hits[i] = Hit{Chunk: c, Score: score[c.ID]}
 	}
 	if q.rerank != nil && len(hits) > 1 {
 		passages := make([]string, len(hits))
@@ -242,7 +247,7 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 		}
 		scores, err := q.rerank.Rerank(ctx, q.text, passages)
 		if err != nil {
-			return Result{}, nil, errs.Wrap(errs.RAG, op, err)
+			return Result{}, errs.Wrap(errs.RAG, op, err)
 		}
 		for i := range hits {
 			hits[i].Score = scores[i]
@@ -253,79 +258,5 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 	if len(hits) > n {
 		hits = hits[:n]
 	}
-	return Result{Hits: hits, Mode: mode}, lexicalVis, nil
-}
-
-// PrivateCaveat is the fixed line shown (to the model and the user) when a
-// cloud search withheld private matches. It carries no private content.
-const PrivateCaveat = "Note: some matching notes are private and were withheld from this cloud model."
-
-// PrivacyResult is a provider-aware search outcome.
-type PrivacyResult struct {
-	Hits     []Hit
-	Withheld int // private hits that would have been returned but were excluded
-	Mode     Mode
-}
-
-// SearchWithPrivacyCheck searches for a provider. Local models see
-// everything in the filter. For a cloud model, private chunks are removed
-// from the pool before ranking; if the query matched only private content a
-// Privacy error stops the caller (the turn must make no further request).
-func (s *Searcher) SearchWithPrivacyCheck(ctx context.Context, query string, n int, f Filter, cloud bool) (PrivacyResult, error) {
-	q, err := s.prepare(ctx, query)
-	if err != nil {
-		return PrivacyResult{}, err
-	}
-	if !cloud {
-		r, _, err := s.rank(ctx, q, n, f)
-		return PrivacyResult{Hits: r.Hits, Mode: r.Mode}, err
-	}
-	// Ranking private chunks locally to count them is safe: nothing of them
-	// leaves this function but the count. The query is embedded once.
-	all, lexical, err := s.rank(ctx, q, n, f)
-	if err != nil {
-		return PrivacyResult{}, err
-	}
-	withheld := 0
-	for _, h := range all.Hits {
-		if h.Chunk.Meta.Visibility == Private {
-			withheld++
-		}
-	}
-	// Dense retrieval returns neighbours however far, so "the query matched
-	// only private content" is judged on the lexical matches when there are
-	// any (every chunk sharing a query term is private), else on the top
-	// hits of the whole pool.
-	onlyPrivate := withheld > 0 && withheld == len(all.Hits)
-	if lexical == nil { // dense-only search ranked no keywords: ask for them
-		kq := q
-		kq.qv, kq.vm, kq.rerank = nil, ModelInfo{}, nil // no vector: rank runs keywords
-		if _, lexical, err = s.rank(ctx, kq, n, f); err != nil {
-			return PrivacyResult{}, err
-		}
-	}
-	if len(lexical) > 0 {
-		onlyPrivate = true
-		for _, v := range lexical {
-			if v != Private {
-				onlyPrivate = false
-				break
-			}
-		}
-	}
-	if onlyPrivate {
-		return PrivacyResult{Withheld: withheld, Mode: all.Mode}, errs.New(errs.Privacy, "kb.Search",
-			"this question matches only private notes, which are never sent to a cloud model; switch to a local model to use them")
-	}
-	pub := f
-	pub.Visibility = []string{Public}
-	r, _, err := s.rank(ctx, q, n, pub)
-	if err != nil {
-		return PrivacyResult{}, err
-	}
-	if len(r.Hits) == 0 && withheld > 0 {
-		return PrivacyResult{Withheld: withheld, Mode: r.Mode}, errs.New(errs.Privacy, "kb.Search",
-			"this question matches only private notes, which are never sent to a cloud model; switch to a local model to use them")
-	}
-	return PrivacyResult{Hits: r.Hits, Withheld: withheld, Mode: r.Mode}, nil
+	return Result{Hits: hits, Mode: mode}, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
 // wordEmbedder is a test-only bag-of-words embedder over a fixed vocabulary.
@@ -82,39 +80,5 @@ func TestRerankReordersCandidates(t *testing.T) {
 	res, _ := sr.Search(context.Background(), "grant budget", 2, Filter{})
 	if res.Hits[0].Chunk.Meta.Source != "short" || !res.Mode.Rerank {
 		t.Fatalf("rerank order: %+v", res)
-	}
-}
-
-func TestPrivacyCheck(t *testing.T) {
-	sr := searcher(t, []Chunk{
-		note("notes/grant.md", "grant budget plan", Public, nil),
-		note("private/diary.md", "diary about the grant", Private, nil),
-		note("private/diary2.md", "diary only", Private, nil),
-	}, nil)
-	ctx := context.Background()
-	res, err := sr.SearchWithPrivacyCheck(ctx, "grant", 5, Filter{}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range res.Hits {
-		if h.Chunk.Meta.Visibility == Private {
-			t.Fatal("private chunk returned to a cloud provider")
-		}
-	}
-	if res.Withheld == 0 {
-		t.Fatal("mixed results must report withheld private hits")
-	}
-	_, err = sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{DocTypes: []string{DocNote}, Visibility: nil, Tags: nil, Fields: nil, Source: "private/diary2.md"}, true)
-	if !errs.Is(err, errs.Privacy) {
-		t.Fatalf("only-private match under cloud must be a privacy error: %v", err)
-	}
-	// Public neighbours exist (dense always returns some), but every chunk
-	// that shares a query word is private: still a privacy stop.
-	if _, err := sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{}, true); !errs.Is(err, errs.Privacy) {
-		t.Fatalf("only private chunks contain the query word: %v", err)
-	}
-	local, err := sr.SearchWithPrivacyCheck(ctx, "diary", 5, Filter{}, false)
-	if err != nil || len(local.Hits) < 2 || local.Withheld != 0 {
-		t.Fatalf("local provider sees private notes: %v %+v", err, local)
 	}
 }

@@ -219,6 +219,7 @@ func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []T
 	o.usage.Requests++
 	if st.gotUsage {
 		o.usage.USD += st.cost
+		o.usage.Reported++
 	}
 	if st.served != "" {
 		o.ServedModel = st.served

@@ -59,6 +59,9 @@ type TurnResult struct {
 type Usage struct {
 	USD      float64 `json:"usd"`
 	Requests int     `json:"requests"`
+	// Reported counts the requests whose cost the provider stated; USD is
+	// their sum. Zero means no cost is known, which is not a cost of $0.
+	Reported int `json:"reported,omitempty"`
 }
 
 // Provider is one model behind one service.

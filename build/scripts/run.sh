@@ -8,6 +8,8 @@ export PATH="$(go env GOPATH)/bin:$PATH"
 
 printf '\n==> building the desktop app\n'
 bash build/scripts/build.sh
+. build/scripts/onnxruntime.sh
+install_ort_beside build/bin
 
 printf '\n==> checking models\n'
 build/bin/jarvis-cli models list || true

@@ -2,9 +2,9 @@
 # Installs everything Jarvis needs on a fresh Debian/Ubuntu machine: system
 # libraries for the Wails window (GTK 3, WebKitGTK), Xvfb for headless runs,
 # LaTeX (latexmk, pdflatex) and pandoc for draft compile and export, an
-# emoji font (titles and answers may carry emoji),
-# the frontend's npm dependencies and the Wails CLI. Safe to re-run: each step
-# is skipped when already satisfied.
+# emoji font (titles and answers may carry emoji), the frontend's npm
+# dependencies, the Wails CLI and ONNX Runtime's shared library. Safe to
+# re-run: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -45,6 +45,19 @@ if ! wails version 2>/dev/null | grep -q "$WAILS_VERSION"; then
     mkdir -p "$GOBIN_DIR"
     go build -o "$GOBIN_DIR/wails" github.com/wailsapp/wails/v2/cmd/wails
   )
+fi
+
+# ONNX Runtime for the embedder and the reranker: the library npm's
+# onnxruntime-node ships, fetched without running its install script (which
+# would download more). A failure is not fatal: Jarvis then runs the models
+# on its pure-Go backend, several times slower.
+. build/scripts/onnxruntime.sh
+if [ -n "$ORT_LIB" ] && [ ! -f "$ORT_LIB" ]; then
+  log "installing ONNX Runtime (npm onnxruntime-node@$ORT_NODE_VERSION) into $ORT_CACHE"
+  mkdir -p "$ORT_CACHE"
+  npm install --prefix "$ORT_CACHE" --ignore-scripts --no-audit --no-fund --no-save --loglevel=error \
+    "onnxruntime-node@$ORT_NODE_VERSION" ||
+    echo "warning: ONNX Runtime could not be installed; inference will use the pure-Go backend" >&2
 fi
 
 log "downloading Go modules"

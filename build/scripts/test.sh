@@ -35,6 +35,12 @@ printf '\n==> frontend: type check and unit tests\n'
 printf '\n==> desktop build\n'
 (cd frontend && npm run --silent build >/dev/null) # vite copies public/.keep into dist/, so plain go builds keep working
 bash build/scripts/build.sh --skip-frontend
+# The binaries find ONNX Runtime beside them; go test's binaries are built
+# elsewhere and are told where it is. JARVIS_REQUIRE_TOOLS below makes the
+# ONNX Runtime tests fail, not skip, when setup could not install it.
+. build/scripts/onnxruntime.sh
+install_ort_beside build/bin
+export JARVIS_ORT_LIB="${JARVIS_ORT_LIB:-$ORT_LIB}"
 
 printf '\n==> binaries: flags, display errors, versions\n'
 run_clean check-binaries bash build/scripts/check-binaries.sh

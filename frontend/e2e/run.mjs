@@ -371,6 +371,19 @@ await test('settings: response style saves, an unsaved prompt edit survives swit
   await page.waitForFunction((o) => document.querySelector('[aria-label="Prompt text"]')?.value === o, original)
 })
 
+await test('drafts: a proposal made by another process before the window opened waits in the editor and is accepted there', async () => {
+  await page.getByRole('button', { name: 'Drafts' }).click()
+  const item = page.getByTestId('waiting-proposal').filter({ hasText: 'Reading list' })
+  await expectText(item, /add the roses/)
+  await a11y('waiting proposals')
+  await item.getByTestId('review-waiting').click()
+  await page.getByTestId('hunk').first().waitFor()
+  await page.getByRole('button', { name: 'Accept all' }).click()
+  await page.getByText(/Applied 1 of 1/).waitFor()
+  await expectText(page.locator('.cm-content'), /Roses in late winter/)
+  await page.getByTestId('waiting').waitFor({ state: 'detached' })
+})
+
 await test('drafts: the agent writes a draft, proposes an edit, the human accepts one hunk in the editor', async () => {
   await page.getByRole('button', { name: 'Chat', exact: true }).click()
   await page.getByTitle('New chat (Ctrl+N)').click()
@@ -503,13 +516,13 @@ await test('drafts: a proposal made by jarvis-cli ask appears with ✎ and is ac
   check(!/Dear all/.test(before), 'the letter already says it')
   const out = await runCLI('ask', `edit the draft ${letter.id}`)
   check(/review/i.test(out), 'ask did not say a proposal waits: ' + out)
-  const item = page.getByTestId('waiting-item').filter({ hasText: 'letter.md' })
+  const item = page.getByTestId('waiting-proposal').filter({ hasText: 'letter.md' })
   await item.waitFor() // pushed to the window, no reload
   await page.getByTestId('draft-file').filter({ hasText: 'letter.md' }).getByTestId('pen').waitFor()
   await page.getByTestId('tab').filter({ hasText: 'letter.md' }).getByTestId('pen').waitFor()
-  await a11y('waiting proposals')
+  await a11y('waiting proposals with ✎')
   await shoot('proposals')
-  await item.getByRole('button', { name: 'Review' }).click()
+  await item.getByTestId('review-waiting').click()
   await page.getByTestId('hunk').first().waitFor()
   await expectText(page.locator('.tab.on'), /letter\.md/)
   await page.getByRole('button', { name: 'Accept all' }).click()

@@ -31,6 +31,7 @@ import (
 	"github.com/jarvis-kb/jarvis/app/bridge"
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -225,6 +226,19 @@ func seed(home, llmURL string) error {
 	}
 	cfg, err := config.LoadFrom(home)
 	if err != nil {
+		return err
+	}
+	// A proposal made by another process before the window opened (as
+	// `jarvis-cli ask` leaves one): the editor lists it on start.
+	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	d, err := ws.Create("Reading list", "list.md", "# Reading list\n\n- Tomatoes\n", drafts.Public, "")
+	if err != nil {
+		return err
+	}
+	if _, err := ws.Propose(d.ID, "list.md", "# Reading list\n\n- Tomatoes\n- Roses in late winter\n", "add the roses", ""); err != nil {
 		return err
 	}
 	e, err := engine.Open(cfg)

@@ -22,8 +22,9 @@ const (
 	tensorFloat = 1
 	tensorInt64 = 7
 
-	attrInt  = 2
-	attrInts = 7
+	attrFloat = 1
+	attrInt   = 2
+	attrInts  = 7
 )
 
 // msg is a protobuf message under construction.
@@ -89,13 +90,15 @@ func int64Tensor(name string, dims []int64, data []int64) []byte {
 	return tensor(name, tensorInt64, dims, raw)
 }
 
-// attr is one node attribute (only int and ints are needed).
+// attr is one node attribute: a float, an int or a list of ints.
 type attr struct {
 	name string
+	f    *float32
 	i    *int64
 	ints []int64
 }
 
+func floatAttr(name string, v float32) attr { return attr{name: name, f: &v} }
 func intAttr(name string, v int64) attr     { return attr{name: name, i: &v} }
 func intsAttr(name string, v ...int64) attr { return attr{name: name, ints: v} }
 
@@ -111,9 +114,14 @@ func node(op string, inputs, outputs []string, attrs ...attr) []byte {
 	n = n.str(3, outputs[0]).str(4, op)
 	for _, a := range attrs {
 		am := msg{}.str(1, a.name)
-		if a.i != nil {
+		switch {
+		case a.f != nil:
+			am = protowire.AppendTag(am, 2, protowire.Fixed32Type)
+			am = protowire.AppendFixed32(am, math.Float32bits(*a.f))
+			am = am.varint(20, attrFloat)
+		case a.i != nil:
 			am = am.varint(3, *a.i).varint(20, attrInt)
-		} else {
+		default:
 			for _, v := range a.ints {
 				am = am.varint(8, v)
 			}
@@ -127,9 +135,10 @@ func node(op string, inputs, outputs []string, attrs ...attr) []byte {
 // graph is an ONNX graph under construction.
 type graph struct {
 	nodes, inits, inputs, outputs [][]byte
+	opset                         int64 // default domain's opset; 0 means 13
 }
 
-// model encodes a ModelProto (IR 8, default opset 13).
+// model encodes a ModelProto (IR 8).
 func (g *graph) model(name string) []byte {
 	var gm msg
 	for _, n := range g.nodes {
@@ -145,6 +154,10 @@ func (g *graph) model(name string) []byte {
 	for _, v := range g.outputs {
 		gm = gm.bytes(12, v)
 	}
-	opset := msg{}.str(1, "").varint(2, 13)
+	version := g.opset
+	if version == 0 {
+		version = 13
+	}
+	opset := msg{}.str(1, "").varint(2, version)
 	return msg{}.varint(1, 8).str(2, "jarvis-embedtest").bytes(7, gm).bytes(8, opset)
 }

@@ -186,6 +186,10 @@ export interface Backend {
   /** Opens a web address in the system browser, never inside the app. */
   openURL(url: string): Promise<void>
   copyText(text: string): Promise<void>
+  /** Every proposal waiting for review, whichever process made it. */
+  waitingProposals(): Promise<T.WaitingProposal[]>
+  /** One waiting proposal, to review. */
+  proposal(token: string): Promise<T.Proposal>
 }
 
 export function backendOver(t: Transport): Backend {
@@ -265,6 +269,8 @@ export function backendOver(t: Transport): Backend {
     syncStatus: () => c('Sync', 'Status'),
     openURL: (url) => t.runtime('BrowserOpenURL', url),
     copyText: (text) => t.runtime('ClipboardSetText', text),
+    waitingProposals: () => c('Editor', 'Waiting'),
+    proposal: (token) => c('Editor', 'Proposal', token),
   }
 }
 

@@ -89,6 +89,9 @@ export class ChatState {
     try {
       const v = await this.backend.openSession(id)
       this.views[id] = v
+      // A question a crash left unanswered comes back to the message box,
+      // as a stopped one does.
+      if (v.pending && !v.busy && !this.inputs[id]?.trim()) this.setInput(id, v.pending)
       if (v.busy && !this.turns[id]) await this.resync(id)
       return true
     } catch (e) {

@@ -25,6 +25,8 @@ export interface DisplayItem {
   stop?: string // 'length' (partial text), 'refusal' or 'content_filter' (a notice, not an answer)
   notice?: string
   offline?: boolean // search results: no language model was reachable
+  own_knowledge?: boolean // answered (in part) from the model's general knowledge
+  no_evidence?: boolean // searched, nothing citable: the fixed not-enough-evidence answer
 }
 
 export interface SessionRow {
@@ -47,6 +49,12 @@ export interface SessionView {
   costUsd: number
   busy: boolean
   display: DisplayItem[]
+  /** The model a router picked, when it differs from spec ('' otherwise). */
+  servedModel?: string
+  /** Reported spend by the model that answered; empty: no cost known. */
+  cost?: ModelCost[]
+  /** A question a crash left unanswered. */
+  pending?: string
 }
 
 export interface ChatEvent {
@@ -200,6 +208,8 @@ export interface Proposal {
   session_id?: string
   summary: string
   hunks: Hunk[]
+  created_at?: string
+  stale?: boolean // the file changed since: it can no longer be applied
 }
 
 export interface Availability {
@@ -277,4 +287,15 @@ export interface ModelRow {
   configured: boolean
   installed: boolean
   missing: number
+}
+
+export interface ModelCost {
+  model: string
+  usd: number
+  requests: number
+}
+
+/** A proposal in the editor's "Waiting for review" list. */
+export interface WaitingProposal extends Proposal {
+  draft_title: string
 }

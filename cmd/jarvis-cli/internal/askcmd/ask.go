@@ -67,8 +67,10 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	if opts.Continue && opts.SessionID == "" {
 		return errs.New(errs.Invalid, "ask", "--continue needs --session ID")
 	}
+	// A proposal is stored in the drafts tree and outlives this process:
+	// say where it waits and how to answer it.
 	ag, err := agent.New(cfg, agent.Options{Getenv: getenv, Review: func(_ context.Context, p *drafts.Proposal) error {
-		fmt.Fprintf(io.Err, "· proposal for %s/%s with %d change(s) is waiting for review in the editor\n", p.DraftID, p.File, len(p.Hunks))
+		fmt.Fprintf(io.Err, "· %s\n", ReviewHint(p))
 		return nil
 	}})
 	if err != nil {
@@ -84,6 +86,9 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		if s, err = sessions.Load(opts.SessionID); err != nil {
 			return err
 		}
+		if s.Pending != "" {
+			fmt.Fprintf(io.Err, "· the last question of this session was never answered (Jarvis stopped mid-answer): %q\n", s.Pending)
+		}
 	} else {
 		spec, err := llm.Resolve(cfg, firstNonEmpty(opts.Model, cfg.Chat.Provider))
 		if err != nil {
@@ -96,7 +101,7 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		if err != nil {
 			return err
 		}
-		s.Provider, s.Model = spec.Provider, spec.Model
+		s.SwitchModel(spec)
 	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)
@@ -166,6 +171,13 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 	default:
 		return errs.New(errs.LLM, "ask", "%s", final.Text)
 	}
+}
+
+// ReviewHint tells the user where a proposal waits: nothing is written
+// until they accept it in the window.
+func ReviewHint(p *drafts.Proposal) string {
+	return fmt.Sprintf("%d change(s) to %s (draft %s) saved for your review; nothing is written until you accept them: "+
+		"open Jarvis, go to Drafts and pick it under \"Waiting for review\" to accept or reject each change, or discard it", len(p.Hunks), p.File, p.DraftID)
 }
 
 func pageSuffix(p int) string {

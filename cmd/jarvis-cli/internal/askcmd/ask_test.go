@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -146,7 +148,7 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 	if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "tomatoes?"); err != nil {
 		t.Fatalf("%v\n%s", err, errb)
 	}
-	for _, want := range []string{"Vault synced: 1 added", "searched \"tomato watering\": 1 results", "? Remove garden/tomatoes.md", "removal declined"} {
+	for _, want := range []string{"Vault synced: 1 added", "searched \"tomato watering\": 1 results", "? Remove \"tomatoes\" from the knowledge base? Type: note. Source: vault note garden/tomatoes.md. 1 chunks.", "removal declined"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb)
 		}
@@ -156,5 +158,68 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Sources:\n  - garden/tomatoes.md") || strings.Contains(out.String(), "nowhere.md") {
 		t.Fatalf("stdout:\n%s", out)
+	}
+}
+
+// A proposal made through ask outlives the process: it is stored in the
+// drafts tree, ask says where to review it, and the window's workspace
+// (a fresh one over the same drafts dir) lists it and applies it.
+func TestAskProposalWaitsForTheWindow(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	n := 0
+	draftID := regexp.MustCompile(`Created draft (draft-[0-9a-f]+)`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		i := n
+		n++
+		mu.Unlock()
+		line := func(v any) { b, _ := json.Marshal(v); w.Write(append(b, '\n')); w.(http.Flusher).Flush() }
+		call := func(name string, args map[string]any) {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "", "tool_calls": []any{
+				map[string]any{"function": map[string]any{"name": name, "arguments": args}}}}, "done": false})
+		}
+		switch i {
+		case 0:
+			call("create_draft", map[string]any{"title": "Letter", "filename": "letter.md", "content": "Dear all,\nBest\n"})
+		case 1:
+			id := draftID.FindSubmatch(body)
+			if id == nil {
+				t.Errorf("no draft id in the second request: %s", body)
+				return
+			}
+			call("propose_draft_edit", map[string]any{"draft_id": string(id[1]), "new_text": "Dear colleagues,\nBest\n", "summary": "warmer greeting"})
+		default:
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "I proposed a warmer greeting."}, "done": false})
+		}
+		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	}))
+	defer srv.Close()
+	cfg.Chat.OllamaURL = srv.URL
+	streams, _, _, errb := iostreams.Test()
+	if err := Run(context.Background(), streams, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "write and improve a letter"); err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	if !strings.Contains(errb.String(), `"Waiting for review"`) || !strings.Contains(errb.String(), "nothing is written until you accept") {
+		t.Fatalf("ask must say how to review the proposal:\n%s", errb)
+	}
+	window, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := window.Pending("")
+	if len(waiting) != 1 || waiting[0].Summary != "warmer greeting" || waiting[0].Stale {
+		t.Fatalf("the proposal is not waiting after ask exited: %+v", waiting)
+	}
+	if _, err := window.Apply(waiting[0].Token, []int{0}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _, _ := window.Read(waiting[0].DraftID, "letter.md"); text != "Dear colleagues,\nBest\n" {
+		t.Fatalf("applied text: %q", text)
 	}
 }

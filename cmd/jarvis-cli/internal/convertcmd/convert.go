@@ -1,15 +1,21 @@
 // Package convertcmd implements `jarvis-cli convert-pdf`: a PDF's body as
-// Markdown, followed by the reader's highlights and notes.
+// Markdown, followed by the reader's highlights and notes. The PDF is a
+// local file or a paper named by arXiv link or id or by DOI, fetched by the
+// rules `kb add` uses.
 package convertcmd
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -19,15 +25,21 @@ type Options struct {
 	Output string
 }
 
-// New builds the command.
-func New(io *iostreams.IO) *cobra.Command {
+// New builds the command; load is used only to reach the paper servers
+// (digest.arxiv_url, digest.biorxiv_url) for a URL or id.
+func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
 	opts := &Options{}
 	cmd := &cobra.Command{
-		Use:   "convert-pdf FILE",
-		Short: "Convert a PDF to Markdown (headings, paragraphs, page markers, annotations)",
+		Use:   "convert-pdf FILE|URL",
+		Short: "Convert a PDF (a file, an arXiv link or id, or a DOI) to Markdown (headings, paragraphs, page markers, annotations)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			doc, err := pdf.Read(c.Context(), args[0], pdf.Options{})
+			path, cleanup, err := fetch(c.Context(), io, load, args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			doc, err := pdf.Read(c.Context(), path, pdf.Options{})
 			if err != nil {
 				return err
 			}
@@ -62,6 +74,41 @@ func New(io *iostreams.IO) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of stdout")
 	return cmd
+}
+
+// fetch returns a local PDF for arg: arg itself when it names a file here,
+// else the PDF of the paper it names, downloaded into a temporary folder
+// that cleanup removes.
+func fetch(ctx context.Context, io *iostreams.IO, load func() (*config.Config, error), arg string) (string, func(), error) {
+	none := func() {}
+	if _, err := os.Stat(arg); err == nil {
+		return arg, none, nil
+	}
+	ref, remote, err := ingest.ParseRemote(arg)
+	if err != nil || !remote {
+		return arg, none, err // not remote: pdf.Read says what is wrong with the path
+	}
+	cfg, err := load()
+	if err != nil {
+		return "", none, err
+	}
+	server := ingest.NewRemote(cfg.Digest.ArxivURL, cfg.Digest.BiorxivURL)
+	rp, err := server.Lookup(ctx, ref)
+	if err != nil {
+		return "", none, err
+	}
+	dir, err := os.MkdirTemp("", "jarvis-convert-")
+	if err != nil {
+		return "", none, errs.Wrap(errs.Internal, "convert-pdf", err)
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	path, err := server.Download(ctx, rp, dir)
+	if err != nil {
+		cleanup()
+		return "", none, err
+	}
+	fmt.Fprintf(io.Err, "fetched %q (%s)\n", rp.Title, rp.Source)
+	return path, cleanup, nil
 }
 
 // listItem is a Markdown list item; a multi-line mark (its context, the

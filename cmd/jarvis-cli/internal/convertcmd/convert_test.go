@@ -1,18 +1,21 @@
 package convertcmd
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 func run(args ...string) (string, string, error) {
 	io, _, out, errb := iostreams.Test()
-	cmd := New(io)
+	cmd := New(io, config.Load)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String(), errb.String(), err
@@ -46,5 +49,39 @@ func TestMultiLineMarksStayReadable(t *testing.T) {
 	got := listItem("[USER NOTE p.1] dual\n\npara note\nNote: x")
 	if want := "- [USER NOTE p.1] dual\n\n  para note\n  Note: x\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// convert-pdf takes an arXiv link or id, or arXiv's DOI, like kb add.
+func TestConvertArxivURL(t *testing.T) {
+	feed, _ := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
+	paper, _ := os.ReadFile("../../../../backend/pdf/testdata/paper.pdf")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/pdf/2611.01234" {
+			w.Write(paper)
+			return
+		}
+		w.Write(feed)
+	}))
+	defer srv.Close()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Digest.ArxivURL = srv.URL + "/api/query"
+	for _, arg := range []string{"https://arxiv.org/pdf/2611.01234v2", "https://doi.org/10.48550/arXiv.2611.01234", "2611.01234"} {
+		streams, _, out, errb := iostreams.Test()
+		cmd := New(streams, func() (*config.Config, error) { return cfg, nil })
+		cmd.SetArgs([]string{arg})
+		if err := cmd.Execute(); err != nil || !strings.Contains(out.String(), "## 2 Method") || !strings.Contains(errb.String(), "fetched") {
+			t.Fatalf("%s: %v\n%s\n%s", arg, err, errb, out)
+		}
+	}
+	streams, _, _, _ := iostreams.Test()
+	cmd := New(streams, func() (*config.Config, error) { return cfg, nil })
+	cmd.SetArgs([]string{"https://doi.org/10.1038/s41586-020-0000-0"})
+	if err := cmd.Execute(); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a DOI Jarvis cannot fetch: %v", err)
 	}
 }

@@ -183,6 +183,9 @@ func checkKnowledgeBase(ctx context.Context, cfg *config.Config, e *engine.Engin
 	case !st.Store.Target.IsZero():
 		warn("embedding model switch under way: %s", st.Store)
 	}
+	if st.BackendDetail != "" {
+		ok("inference: %s backend (%s)", st.Backend, st.BackendDetail)
+	}
 	ok("search mode: %s", st.Mode())
 	start := time.Now()
 	if res, err := e.Searcher.Search(ctx, "probe", 1, kb.Filter{}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -23,9 +24,15 @@ func TestDoctorReportsBackendModelAndProbe(t *testing.T) {
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = dir, ""
 	cfg.Vault.Path = t.TempDir()
 	io, _, out, _ := iostreams.Test()
+	// The backend is ONNX Runtime where its library is installed, else Go.
+	rt, err := embed.NewRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
 	noEnv := func(string) string { return "" }
 	err = Run(io, func() (*config.Config, error) { return cfg, nil }, noEnv)
-	for _, want := range []string{"embedding model " + dir + ":", "go backend", "store ", "0 documents", "probe search (keyword): 0 hit(s)", "no problems found"} {
+	for _, want := range []string{"embedding model " + dir + ":", rt.Backend() + " backend", "inference: " + rt.Backend() + " backend (", "store ", "0 documents", "probe search (keyword): 0 hit(s)", "no problems found"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/convertcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -27,7 +28,7 @@ func TestBadPDFExitsAsConvertPDFDoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		io, _, _, _ := iostreams.Test()
-		conv := convertcmd.New(io)
+		conv := convertcmd.New(io, func() (*config.Config, error) { return cfg, nil })
 		conv.SetArgs([]string{path})
 		convErr := conv.Execute()
 		for _, args := range [][]string{{"add", "--full-text", path}, {"add", path}} {

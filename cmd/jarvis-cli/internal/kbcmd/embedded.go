@@ -52,10 +52,14 @@ type AddOptions struct {
 func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) {
 	ao := &AddOptions{}
 	add := &cobra.Command{
-		Use:   "add FILE...",
-		Short: "Add PDFs (as public papers) or Markdown/text files (as notes)",
+		Use:   "add FILE|URL...",
+		Short: "Add PDFs and arXiv/DOI papers (as public papers) or Markdown/text files (as notes)",
 		Long: "A PDF is added as a paper: its highlights and notes first, then an LLM summary (default)\n" +
-			"or the full text (--full-text), optionally figure captions (--figures). A Markdown file\n" +
+			"or the full text (--full-text), optionally figure captions (--figures). An arXiv link or id\n" +
+			"(abs or pdf, with or without a version) or a DOI (arXiv's or bioRxiv's, bare or as a doi.org\n" +
+			"link) is fetched and added the same way, filed under its abs/doi.org link; a bioRxiv paper has\n" +
+			"no PDF to fetch and is stored as a summary of its abstract. Adding a paper that is already\n" +
+			"stored asks first and then replaces it, so a summary can be re-added with --full-text --figures. A Markdown file\n" +
 			"is classified by the file it resolves to (links and .. followed): inside the vault it keeps\n" +
 			"the vault's privacy rules, so a link to a note in a private folder adds it as private; one\n" +
 			"elsewhere is public unless --private. Re-adding a file replaces its entry.",
@@ -228,6 +232,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				return err
 			}
 			fmt.Fprintf(io.Out, "added %d, updated %d, deleted %d, reclassified %d\n", res.Added, res.Updated, res.Deleted, res.Reclassified)
+			if err := e.Store.WarmIndex(ctx); err != nil { // leaves the snapshot a cold `kb search` starts from
+				return err
+			}
 			if noEmbed || e.Embedder() == nil {
 				st, err := e.Status(ctx)
 				if err != nil {
@@ -248,7 +255,15 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 // stored is added again only after a "y" (or with --yes).
 func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.Engine, path string, ao *AddOptions, getenv func(string) string) (string, error) {
 	model := ao.Model
-	isPDF := strings.EqualFold(filepath.Ext(path), ".pdf")
+	// A name that is a file here is that file, whatever it looks like.
+	ref, remote, err := ingest.ParseRemote(path)
+	if _, statErr := os.Stat(path); statErr == nil {
+		remote, err = false, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	isPDF := remote || strings.EqualFold(filepath.Ext(path), ".pdf")
 	if model == nil && isPDF {
 		p, err := agent.ProviderFactory(e.Cfg, getenv)(e.Cfg.Chat.Provider)
 		if err != nil && !ao.FullText {
@@ -263,7 +278,15 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		mode = ingest.FullText
 	}
 	figures := ao.Figures || e.Cfg.RAG.FigureCaptions
-	res, err := e.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Private: ao.Private,
+	adder := e.Adder(model)
+	adder.Remote = ingest.NewRemote(e.Cfg.Digest.ArxivURL, e.Cfg.Digest.BiorxivURL)
+	add := adder.Add
+	if remote {
+		add = func(ctx context.Context, req ingest.AddRequest) (ingest.AddResult, error) {
+			return adder.AddRemote(ctx, ref, req)
+		}
+	}
+	res, err := add(ctx, ingest.AddRequest{Path: path, Private: ao.Private,
 		Paper: ingest.Paper{Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
 		Duplicate: func(dups []kb.Duplicate) bool {
 			for _, d := range dups {
@@ -390,6 +413,9 @@ func printModels(ctx context.Context, io *iostreams.IO, e *engine.Engine) {
 		default:
 			fmt.Fprintf(io.Err, "%s model: %s not loaded: %v\n", m.role, m.st.Spec, m.st.Issue)
 		}
+	}
+	if st.BackendDetail != "" {
+		fmt.Fprintf(io.Err, "inference: %s backend (%s)\n", st.Backend, st.BackendDetail)
 	}
 	fmt.Fprintf(io.Err, "store vectors: %s; %d of %d chunks waiting for a vector\n", st.Store, st.Pending, st.Chunks)
 }

@@ -14,14 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
-
-// RemoveNotice is the invariant shown before any removal.
-const RemoveNotice = "Database entry only — files on disk are never touched by jarvis"
 
 // openStore opens the store for commands that need no model.
 func openStore(cfg *config.Config) (*kb.Store, error) { return kb.Open(cfg.RAG.Dir) }
@@ -29,12 +27,14 @@ func openStore(cfg *config.Config) (*kb.Store, error) { return kb.Open(cfg.RAG.D
 // New builds the kb command group.
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{Use: "kb", Short: "Inspect and manage the knowledge base"}
+	var loaded *config.Config // the configuration of the running command
 	withStore := func(fn func(ctx context.Context, s *kb.Store, args []string) error) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, args []string) error {
 			cfg, err := load()
 			if err != nil {
 				return err
 			}
+			loaded = cfg
 			s, err := openStore(cfg)
 			if err != nil {
 				return err
@@ -132,7 +132,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 				return errs.New(errs.NotFound, "kb remove", "nothing matches %s = %s", args[0], args[1])
 			}
 			for _, d := range docs {
-				fmt.Fprintf(io.Out, "%s: %s\n", RemoveNotice, d.Key)
+				fmt.Fprintf(io.Out, "%s\n  %s\n", d.String(), chat.RemoveLine(chat.LocalPath(loaded.Vault.Path, d)))
 			}
 			if !yes {
 				fmt.Fprint(io.Out, "Remove these entries? [y/N] ")

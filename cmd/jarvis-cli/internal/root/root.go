@@ -53,7 +53,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 		cmd.AddCommand(c)
 	}
 	add("kb", kbcmd.New(d.IO, d.LoadConfig, d.Getenv))
-	add("kb", convertcmd.New(d.IO))
+	add("kb", convertcmd.New(d.IO, d.LoadConfig))
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))

@@ -1,0 +1,155 @@
+package embed
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/sugarme/tokenizer"
+	"github.com/sugarme/tokenizer/pretrained"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// tokens is one tokenised input, unpadded: token ids and segment (token
+// type) ids of equal length, special tokens included.
+type tokens struct {
+	ids, types []int64
+}
+
+// textTokenizer turns text into model input for both inference backends, so
+// the ONNX Runtime and the pure-Go path see identical ids.
+//
+// A tokenizer.json can carry the settings of whoever exported it — the
+// all-MiniLM-L6-v2 file truncates at 128 tokens and pads every input to a
+// fixed 128. Jarvis overrides both on purpose: inputs are truncated at the
+// model's position limit (config.json max_position_embeddings), and padding
+// is done per batch, to the batch's longest member (see batch.go).
+type textTokenizer struct {
+	tk        *tokenizer.Tokenizer
+	maxTokens int // special tokens included
+}
+
+// modelConfig is the part of a Hugging Face config.json the runtime needs.
+type modelConfig struct {
+	ModelType    string `json:"model_type"`
+	MaxPositions int    `json:"max_position_embeddings"`
+}
+
+// defaultMaxTokens applies when a model ships no config.json: BERT's limit.
+const defaultMaxTokens = 512
+
+// loadTokenizer reads dir/tokenizer.json and dir/config.json.
+func loadTokenizer(op, dir string) (*textTokenizer, error) {
+	tk, err := pretrained.FromFile(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
+	}
+	tk.WithTruncation(nil) // truncate is ours: see (*textTokenizer).encode
+	tk.WithPadding(nil)    // pad per batch, never to a fixed length
+	limit, err := maxTokens(dir)
+	if err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read config.json in %s", dir)
+	}
+	return &textTokenizer{tk: tk, maxTokens: limit}, nil
+}
+
+// maxTokens is how many tokens the model's position table allows. RoBERTa
+// models offset their positions past the padding index, so two of their
+// max_position_embeddings are never usable.
+func maxTokens(dir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return defaultMaxTokens, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var cfg modelConfig
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return 0, err
+	}
+	n := cfg.MaxPositions
+	if n <= 0 {
+		return defaultMaxTokens, nil
+	}
+	switch cfg.ModelType {
+	case "roberta", "xlm-roberta", "camembert":
+		n -= 2
+	}
+	return n, nil
+}
+
+// single tokenises one text.
+func (t *textTokenizer) single(text string) (tokens, error) {
+	return t.encode(text, nil)
+}
+
+// pair tokenises a (query, passage) pair as one cross-encoder input.
+func (t *textTokenizer) pair(query, passage string) (tokens, error) {
+	return t.encode(query, &passage)
+}
+
+// encode tokenises each segment without special tokens, truncates them to
+// the budget the special tokens leave (the longer segment loses a token
+// first, as Hugging Face's "longest_first" does), then lets the
+// tokenizer.json's post-processor add the special tokens and segment ids.
+// The library's own truncation is bypassed: it can over-trim pairs and
+// exits the process on inputs it cannot cut.
+func (t *textTokenizer) encode(first string, second *string) (tokens, error) {
+	a, err := t.tk.EncodeSingleSequence(tokenizer.NewInputSequence(first), 0, tokenizer.Byte)
+	if err != nil {
+		return tokens{}, err
+	}
+	var b *tokenizer.Encoding
+	if second != nil {
+		if b, err = t.tk.EncodeSingleSequence(tokenizer.NewInputSequence(*second), 1, tokenizer.Byte); err != nil {
+			return tokens{}, err
+		}
+	}
+	budget := t.maxTokens
+	if p := t.tk.GetPostProcessor(); p != nil {
+		budget -= p.AddedTokens(b != nil)
+	}
+	na, nb := len(a.Ids), 0
+	if b != nil {
+		nb = len(b.Ids)
+	}
+	for na+nb > budget && na+nb > 0 {
+		if na > nb {
+			na--
+		} else {
+			nb--
+		}
+	}
+	cut(a, na)
+	if b != nil {
+		cut(b, nb)
+	}
+	enc := t.tk.PostProcess(a, b, true)
+	out := tokens{ids: make([]int64, len(enc.Ids)), types: make([]int64, len(enc.Ids))}
+	for i, id := range enc.Ids {
+		out.ids[i] = int64(id)
+		if i < len(enc.TypeIds) {
+			out.types[i] = int64(enc.TypeIds[i])
+		}
+	}
+	return out, nil
+}
+
+// cut keeps the first n tokens of an encoding (Encoding.Truncate would also
+// build overflow windows of the rest, which nothing here reads).
+func cut(e *tokenizer.Encoding, n int) {
+	if n >= len(e.Ids) {
+		return
+	}
+	e.Ids = e.Ids[:n]
+	e.TypeIds = e.TypeIds[:min(n, len(e.TypeIds))]
+	e.Tokens = e.Tokens[:min(n, len(e.Tokens))]
+	e.Offsets = e.Offsets[:min(n, len(e.Offsets))]
+	e.SpecialTokenMask = e.SpecialTokenMask[:min(n, len(e.SpecialTokenMask))]
+	e.AttentionMask = e.AttentionMask[:min(n, len(e.AttentionMask))]
+	e.Words = e.Words[:min(n, len(e.Words))]
+	e.Overflowing = nil
+}

@@ -1,0 +1,313 @@
+package kb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// A one-shot process (`jarvis-cli kb search`) would spend most of its life
+// reading every chunk's terms out of SQLite to build the index. Instead a
+// process that had to load many rows leaves a snapshot of its index (rows,
+// their filterable fields and postings, no vectors) in the rag dir, keyed
+// to the generation it reflects; the next process reads that file and
+// catches up from its generation like any index does (deletions and rows
+// written since).
+//
+// The snapshot is only a cache, never trusted blindly: before it is used,
+// the rows it holds that are still current are checked against the store
+// (count and checksums of their ids and revisions, computed by SQLite over
+// the rows at or below the snapshot's generation). A store restored from a
+// backup and written again, a newer snapshot than the store, a torn or
+// foreign file: all fail the check and the index is loaded from SQLite. So
+// every row's filterable fields are the ones stored with that row version,
+// and the pool is built from them before anything is scored, as always.
+
+// SnapshotName is the index snapshot's file in the rag dir (0600; it holds
+// what the store holds: file names, tags and term ids of private notes).
+const SnapshotName = "index.snapshot"
+
+// snapshotMinRows: a sync that read or dropped at least this many rows
+// writes a snapshot (a cold load, a large catch-up or deletion). Tests
+// lower it.
+var snapshotMinRows = 5000
+
+var snapshotMagic = [8]byte{'J', 'K', 'B', 'S', 'N', 'A', 'P', '1'}
+
+// fingerprint summarises the (id, rev) pairs of a set of rows.
+type fingerprint struct{ n, ids, revs, mix int64 }
+
+func (f *fingerprint) add(id, rev int64) {
+	f.n++
+	f.ids += id
+	f.revs += rev
+	f.mix += (id*31 + rev) % 1000003 * (rev % 1009)
+}
+
+// fingerprintSQL is add over every row with rev <= ?.
+const fingerprintSQL = `SELECT count(*), COALESCE(sum(id), 0), COALESCE(sum(rev), 0),
+	COALESCE(sum((id*31 + rev) % 1000003 * (rev % 1009)), 0) FROM chunks WHERE rev <= ?`
+
+// privateSQL fingerprints the set of private chunks (the pool index on
+// visibility answers it without reading the rows).
+const privateSQL = `SELECT count(*), COALESCE(sum(id), 0), COALESCE(sum(id*id % 1000003), 0), 0 FROM chunks WHERE visibility = 'private'`
+
+// verifySnapshot checks an index loaded from a snapshot of generation gen
+// and caught up since: its rows from the snapshot that are still current
+// must be exactly the store's rows at or below gen (ids and revisions),
+// and its private chunks exactly the store's. Caller holds ix.mu.
+func (ix *Index) verifySnapshot(ctx context.Context, tx *sql.Tx, gen int64) (bool, error) {
+	var want, wantPrivate fingerprint
+	if err := tx.QueryRowContext(ctx, fingerprintSQL, gen).Scan(&want.n, &want.ids, &want.revs, &want.mix); err != nil {
+		return false, err
+	}
+	if err := tx.QueryRowContext(ctx, privateSQL).Scan(&wantPrivate.n, &wantPrivate.ids, &wantPrivate.revs, &wantPrivate.mix); err != nil {
+		return false, err
+	}
+	var got, gotPrivate fingerprint
+	for r, row := range ix.rows {
+		if ix.dead.has(int32(r)) {
+			continue
+		}
+		if row.rev <= gen {
+			got.add(row.id, row.rev)
+		}
+		if row.m.visibility == Private {
+			gotPrivate.n++
+			gotPrivate.ids += row.id
+			gotPrivate.revs += row.id * row.id % 1000003
+		}
+	}
+	return got == want && gotPrivate == wantPrivate, nil
+}
+
+// writeSnapshot writes the live rows and their postings, renumbered, to
+// dir (temp file and rename: readers see the old file or the new). No
+// fsync: a torn file fails its checksum and is ignored. Caller holds ix.mu
+// (read).
+func (ix *Index) writeSnapshot(dir string) (err error) {
+	removeStaleTemps(dir)
+	tmp, err := os.CreateTemp(dir, "."+SnapshotName+".tmp-*") // 0600
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
+	le := binary.LittleEndian
+	var buf []byte
+	put := func(vs ...uint64) {
+		buf = buf[:0]
+		for _, v := range vs {
+			buf = le.AppendUint64(buf, v)
+		}
+		w.Write(buf)
+	}
+	putStr := func(s string) {
+		put(uint64(len(s)))
+		w.WriteString(s)
+	}
+
+	remap := make([]int32, len(ix.rows))
+	strs := map[string]uint64{}
+	var strList []string
+	ref := func(s string) uint64 {
+		if i, ok := strs[s]; ok {
+			return i
+		}
+		strs[s] = uint64(len(strList))
+		strList = append(strList, s)
+		return strs[s]
+	}
+	type rowOut struct {
+		id, rev, lens uint64
+		fields        [rowMetaFields]uint64
+	}
+	var rows []rowOut
+	for r, row := range ix.rows {
+		if ix.dead.has(int32(r)) {
+			remap[r] = -1
+			continue
+		}
+		remap[r] = int32(len(rows))
+		m := row.m
+		extra := ""
+		if len(m.extra) > 0 {
+			b, _ := json.Marshal(m.extra) // a string map always marshals
+			extra = string(b)
+		}
+		rows = append(rows, rowOut{id: uint64(row.id), rev: uint64(row.rev), lens: uint64(row.lenBody)<<32 | uint64(row.lenMeta),
+			fields: [rowMetaFields]uint64{ref(m.docType), ref(m.visibility), ref(m.source), ref(m.filePath), ref(m.annotationKind),
+				ref(m.category), ref(m.status), ref(m.entity), ref(m.tags), ref(extra)}})
+	}
+	w.Write(snapshotMagic[:])
+	put(uint64(ix.gen), uint64(len(strList)), uint64(len(rows)), uint64(len(ix.post)))
+	for _, s := range strList {
+		putStr(s)
+	}
+	for _, r := range rows {
+		put(r.id, r.rev, r.lens)
+		put(r.fields[:]...)
+	}
+	// Postings: per term its count, then (row, body<<16|meta) pairs.
+	pb := make([]byte, 0, 64*1024)
+	flushAt := cap(pb) - 16
+	for _, ps := range ix.post {
+		n := 0
+		for _, p := range ps {
+			if remap[p.row] >= 0 {
+				n++
+			}
+		}
+		pb = le.AppendUint64(pb, uint64(n))
+		for _, p := range ps {
+			if nr := remap[p.row]; nr >= 0 {
+				if len(pb) >= flushAt {
+					w.Write(pb)
+					pb = pb[:0]
+				}
+				pb = le.AppendUint32(pb, uint32(nr))
+				pb = le.AppendUint32(pb, uint32(p.body)<<16|uint32(p.meta))
+			}
+		}
+		if len(pb) >= flushAt {
+			w.Write(pb)
+			pb = pb[:0]
+		}
+	}
+	w.Write(pb)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(le.AppendUint32(nil, crc.Sum32())); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, SnapshotName))
+}
+
+// removeStaleTemps deletes temp files of snapshot writes that a killed
+// process left behind (an hour is far beyond any write in progress).
+func removeStaleTemps(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "."+SnapshotName+".tmp-*")) // the pattern is valid
+	for _, p := range old {
+		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > time.Hour {
+			os.Remove(p) // best effort: another process may have taken it first
+		}
+	}
+}
+
+var errSnapshot = errors.New("index snapshot unreadable")
+
+// readSnapshot loads the snapshot in dir into the (reset) index and
+// returns its generation; it fails (leaving the index reset) when there is
+// none, it is torn or foreign, or it is newer than the store (maxGen) or
+// older than the deletions log (minGen).
+func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, SnapshotName))
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if r := recover(); r != nil { // a length field pointing past the end
+			ix.reset()
+			gen, err = 0, fmt.Errorf("%w: %v", errSnapshot, r)
+		}
+	}()
+	if len(b) < len(snapshotMagic)+4 || !bytes.Equal(b[:len(snapshotMagic)], snapshotMagic[:]) {
+		return 0, errSnapshot
+	}
+	le := binary.LittleEndian
+	body, sum := b[:len(b)-4], le.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return 0, errSnapshot
+	}
+	p := body[len(snapshotMagic):]
+	next := func() uint64 {
+		v := le.Uint64(p)
+		p = p[8:]
+		return v
+	}
+	gen = int64(next())
+	if gen < minGen || gen > maxGen {
+		return 0, errSnapshot
+	}
+	nStr, nRows, nTerms := next(), next(), next()
+	strList := make([]string, nStr)
+	for i := range strList {
+		n := next()
+		strList[i] = ix.str(p[:n])
+		p = p[n:]
+	}
+	ix.rows = make([]irow, nRows)
+	metas := make([]rowMeta, nRows) // one allocation for all rows
+	for r := range ix.rows {
+		id, rev, lens := int64(next()), int64(next()), next()
+		var f [rowMetaFields]string
+		for i := range f {
+			f[i] = strList[next()]
+		}
+		metas[r] = rowMeta{docType: f[0], visibility: f[1], source: f[2], filePath: f[3], annotationKind: f[4],
+			category: f[5], status: f[6], entity: f[7], tags: f[8], extra: decodeExtra(f[9])}
+		ix.rows[r] = irow{id: id, rev: rev, lenBody: uint32(lens >> 32), lenMeta: uint32(lens), m: &metas[r]}
+		ix.byID[id] = int32(r)
+	}
+	ix.live = len(ix.rows)
+	ix.dead = make(bitset, (len(ix.rows)+63)/64)
+	// Postings: count them first, so they share one exactly sized array.
+	ix.post = make([][]posting, nTerms)
+	q, total := p, 0
+	for range nTerms {
+		n := int(le.Uint64(q))
+		total += n
+		q = q[8+8*n:]
+	}
+	backing := make([]posting, total)
+	off := 0
+	for t := range ix.post {
+		n := int(next())
+		if n == 0 {
+			continue
+		}
+		ps := backing[off : off+n : off+n]
+		off += n
+		for i := range ps {
+			row, tf := le.Uint32(p), le.Uint32(p[4:])
+			if row >= uint32(nRows) {
+				panic("posting past the rows")
+			}
+			ps[i] = posting{row: int32(row), body: uint16(tf >> 16), meta: uint16(tf)}
+			p = p[8:]
+		}
+		ix.post[t] = ps
+	}
+	if len(p) != 0 {
+		panic("trailing bytes")
+	}
+	return gen, nil
+}
+
+// WarmIndex brings this process's index up to the store (keyword part; the
+// vectors it holds, if any, too). Called after a large write, it leaves the
+// snapshot the next one-shot search starts from.
+func (s *Store) WarmIndex(ctx context.Context) error {
+	ix := s.Index()
+	return ix.Sync(ctx, s, ix.model())
+}

@@ -1,0 +1,191 @@
+package kb
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// lowSnapshotThreshold makes every sync of a test-sized store write a
+// snapshot.
+func lowSnapshotThreshold(t *testing.T) {
+	old := snapshotMinRows
+	snapshotMinRows = 10
+	t.Cleanup(func() { snapshotMinRows = old })
+}
+
+func syncKeyword(t *testing.T, s *Store) *Index {
+	t.Helper()
+	ix := s.Index()
+	if err := ix.Sync(context.Background(), s, ModelInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// rankings is what a handle answers for a few queries and filters.
+func rankings(t *testing.T, s *Store) [][]Hit {
+	t.Helper()
+	var out [][]Hit
+	for _, q := range benchCorpus.Queries(20, 80) {
+		for _, f := range []Filter{{}, {Visibility: []string{Public}}, {Visibility: []string{Private}}} {
+			hits, err := s.BM25(context.Background(), q, f, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, hits)
+		}
+	}
+	return out
+}
+
+func sameRankings(t *testing.T, a, b [][]Hit) {
+	t.Helper()
+	for i := range a {
+		if !slices.EqualFunc(a[i], b[i], func(x, y Hit) bool { return x.Chunk.ID == y.Chunk.ID && x.Score == y.Score }) {
+			t.Fatalf("ranking %d differs:\n%v\n%v", i, a[i], b[i])
+		}
+	}
+}
+
+// A process that loaded many rows leaves a snapshot; a new process starts
+// from it, catches up with what was written since (new chunks, a deleted
+// note, a note made private) and ranks exactly as a process that read
+// everything from the store.
+func TestColdProcessStartsFromSnapshotAndCatchesUp(t *testing.T) {
+	lowSnapshotThreshold(t)
+	dir := t.TempDir()
+	writer := open(t, dir)
+	if err := writer.Commit(synthChunks(0, 60, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	syncKeyword(t, writer)
+	st, err := os.Stat(filepath.Join(dir, SnapshotName))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("snapshot: %v %v", st, err)
+	}
+	ctx := context.Background()
+	if err := writer.Commit(synthChunks(60, 80, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.DeleteBy(ctx, "file_path", "notes/n1.md"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := writer.UpdateFields(ctx, Filter{FilePath: "notes/n2.md"}, map[string]any{"visibility": Private}); err != nil || n != 3 {
+		t.Fatalf("made private: %d %v", n, err)
+	}
+
+	cold := open(t, dir)
+	if ix := syncKeyword(t, cold); !ix.fromSnapshot {
+		t.Fatal("the cold handle did not start from the snapshot")
+	}
+	got := rankings(t, cold)
+	if err := os.Remove(filepath.Join(dir, SnapshotName)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := open(t, dir)
+	if ix := syncKeyword(t, fresh); ix.fromSnapshot {
+		t.Fatal("no snapshot to start from")
+	}
+	sameRankings(t, got, rankings(t, fresh))
+	for _, hits := range got {
+		for _, h := range hits {
+			if h.Chunk.Meta.FilePath == "notes/n1.md" {
+				t.Fatal("a deleted note was served")
+			}
+		}
+	}
+	hits, _ := cold.BM25(ctx, benchCorpus.Doc(6).Title, Filter{Visibility: []string{Public}}, 100)
+	for _, h := range hits {
+		if h.Chunk.Meta.FilePath == "notes/n2.md" {
+			t.Fatal("a note made private after the snapshot is in the public pool")
+		}
+	}
+}
+
+// A snapshot that does not describe the store is not used: torn, newer
+// than the store, or written in another history (a backup restored, then
+// written again with the same chunk ids and generations).
+func TestSnapshotOfAnotherStoreIsNotUsed(t *testing.T) {
+	lowSnapshotThreshold(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, DBName)
+	s := open(t, dir)
+	if err := s.Commit(synthChunks(0, 60, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // the last connection checkpoints the WAL into the file
+	backup, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := func() {
+		t.Helper()
+		for _, suffix := range []string{"-wal", "-shm"} {
+			os.Remove(db + suffix)
+		}
+		if err := os.WriteFile(db, backup, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// History A: twenty public chunks, indexed (snapshot written).
+	a := open(t, dir)
+	public := synthChunks(60, 80, 0)
+	for i := range public {
+		public[i].Meta.Visibility = Public
+	}
+	if err := a.Commit(public, ""); err != nil {
+		t.Fatal(err)
+	}
+	syncKeyword(t, a)
+	a.Close()
+	snap, err := os.ReadFile(filepath.Join(dir, SnapshotName))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The store goes back to the backup: the snapshot is ahead of it.
+	restore()
+	if ix := syncKeyword(t, open(t, dir)); ix.fromSnapshot {
+		t.Fatal("a snapshot newer than the store was used")
+	}
+
+	// History B from the backup: the same twenty ids in the same
+	// generation, private this time.
+	restore()
+	if err := os.WriteFile(filepath.Join(dir, SnapshotName), snap, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, dir)
+	private := synthChunks(60, 80, 0)
+	for i := range private {
+		private[i].Meta.Visibility = Private
+	}
+	if err := b.Commit(private, ""); err != nil {
+		t.Fatal(err)
+	}
+	cold := open(t, dir)
+	if ix := syncKeyword(t, cold); ix.fromSnapshot {
+		t.Fatal("a snapshot of another history was used")
+	}
+	for _, c := range private {
+		hits, _ := cold.BM25(context.Background(), c.Meta.Title, Filter{Visibility: []string{Public}}, 100)
+		for _, h := range hits {
+			if h.Chunk.Meta.Visibility != Public {
+				t.Fatalf("private chunk %d in the public pool", h.Chunk.ID)
+			}
+		}
+	}
+
+	// A torn snapshot (one byte changed) is ignored too.
+	snap, _ = os.ReadFile(filepath.Join(dir, SnapshotName)) // the one the last sync rewrote
+	snap[len(snap)/2] ^= 0xff
+	if err := os.WriteFile(filepath.Join(dir, SnapshotName), snap, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ix := syncKeyword(t, open(t, dir)); ix.fromSnapshot {
+		t.Fatal("a torn snapshot was used")
+	}
+}

@@ -1,0 +1,54 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import App from '../App.svelte'
+import { fakeBackend } from './fake'
+import { notices } from './notices.svelte'
+import type { SessionView } from './types'
+
+const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3', dataDir: '/tmp/j', warnings: [] as string[] }
+const at = '2026-03-02T10:00:00Z'
+
+function open(view: SessionView) {
+  return fakeBackend({
+    'Shell.Info': () => info,
+    'Chat.List': () => [{ id: view.id, title: view.title, updated: '', pinned: false, private: false, spec: view.spec, busy: false }],
+    'Chat.Models': () => [],
+    'Chat.Open': () => view,
+  })
+}
+
+const base: SessionView = { id: 'a', title: 'Chat a', spec: 'ollama:qwen3', private: false, kbOnly: false, pinned: false, costUsd: 0, busy: false, display: [] }
+
+Element.prototype.scrollIntoView = function () {}
+beforeEach(() => {
+  localStorage.clear()
+  notices.clear()
+})
+afterEach(() => cleanup())
+
+describe('the chat pane', () => {
+  it('marks a reply given from general knowledge with its own badge', async () => {
+    const w = open({
+      ...base,
+      display: [
+        { role: 'user', text: 'capital of France?', at },
+        { role: 'assistant', text: 'Paris.', at, own_knowledge: true },
+        { role: 'user', text: 'tomatoes?', at },
+        { role: 'assistant', text: 'Full sun [source: garden/tomatoes.md].', at, citations: [{ source: 'garden/tomatoes.md' }] },
+      ],
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    const badges = await screen.findAllByTestId('own-knowledge')
+    expect(badges.length).toBe(1)
+    expect(badges[0].closest('article')?.textContent).toContain('Paris.')
+  })
+
+  it('shows a question a crash left unanswered and gives it back to the message box', async () => {
+    const w = open({ ...base, display: [], pending: 'how deep do I water tomatoes?' })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    expect((await screen.findByTestId('unanswered')).textContent).toContain('how deep do I water tomatoes?')
+    await waitFor(() => expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('how deep do I water tomatoes?'))
+  })
+})
