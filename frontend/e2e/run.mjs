@@ -493,7 +493,7 @@ await test('drafts: closing a dirty tab asks to save or discard; open tabs come 
 
 await test('drafts: the docked composer starts a session tied to the draft; what it proposes is reviewed beside the text', async () => {
   await page.getByTestId('tab').filter({ hasText: 'mine.md' }).locator('.name').click()
-  const box = page.getByLabel('Message about this draft')
+  const box = page.getByLabel('Ask about this draft')
   await box.fill('make it warmer please')
   await box.press('Enter')
   await expectText(page.getByTestId('draft-message-user'), /^make it warmer please$/) // shown without the line naming the draft
@@ -512,10 +512,12 @@ await test('drafts: the docked composer starts a session tied to the draft; what
 
 await test('drafts: a proposal made by jarvis-cli ask appears with ✎ and is accepted from the waiting list', async () => {
   const letter = await draftNamed('Letter')
-  const before = (await call('Editor', 'Open', letter.id, 'letter.md')).text
-  check(!/Dear all/.test(before), 'the letter already says it')
+  // The letter as the agent first wrote it, so the scripted edit changes it again.
+  const open = await call('Editor', 'Open', letter.id, 'letter.md')
+  const before = '# Letter\n\nDear team,\n\nThanks for the data.\n\nBest,\nAda\n'
+  await call('Editor', 'Save', letter.id, 'letter.md', before, open.hash)
   const out = await runCLI('ask', `edit the draft ${letter.id}`)
-  check(/review/i.test(out), 'ask did not say a proposal waits: ' + out)
+  check(/Waiting for review/.test(out), 'ask did not say where the proposal waits: ' + out)
   const item = page.getByTestId('waiting-proposal').filter({ hasText: 'letter.md' })
   await item.waitFor() // pushed to the window, no reload
   await page.getByTestId('draft-file').filter({ hasText: 'letter.md' }).getByTestId('pen').waitFor()
@@ -635,6 +637,7 @@ await test('drafts: the context menu adds a file, shows it in the file manager (
   await row.locator('.head').click({ button: 'right' })
   const menu = page.getByTestId('context-menu')
   await a11y('context menu')
+  await page.screenshot({ path: `${shots}/context-menu.png` })
   await menu.getByRole('menuitem', { name: 'Add a file…' }).click()
   const add = page.getByTestId('add-file-dialog')
   await add.getByLabel('File name').fill('refs.bib')
@@ -650,6 +653,7 @@ await test('drafts: the context menu adds a file, shows it in the file manager (
   const dialog = page.getByTestId('delete-dialog')
   await expectText(dialog.getByTestId('delete-path'), new RegExp('^' + d.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$'))
   await a11y('delete a draft')
+  await page.screenshot({ path: `${shots}/delete-draft.png` })
   await dialog.getByRole('button', { name: 'Delete draft' }).click()
   await row.waitFor({ state: 'detached' })
   check(!(await page.getByTestId('tab').filter({ hasText: /long\.md|refs\.bib/ }).count()), 'tabs of the deleted draft stayed open')
