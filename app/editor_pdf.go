@@ -21,8 +21,9 @@ const maxLogBytes = 256 << 10
 // compiledPDF is a PDF the editor made, kept until the window closes so it
 // can be paged through and saved.
 type compiledPDF struct {
-	path string
-	name string // what it is saved as by default: the source's name, .pdf
+	path   string
+	name   string // what it is saved as by default: the source's name, .pdf
+	source string // draft/file it was made from: a new compile replaces it
 }
 
 // RenderResult is a compile or export. A tool that failed is a result, not
@@ -55,7 +56,7 @@ func (e *Editor) Render(id, file string) (RenderResult, error) {
 		}
 		return res, nil
 	}
-	ref, pages, err := e.keepPDF(r.PDF, strings.TrimSuffix(file, filepath.Ext(file))+".pdf")
+	ref, pages, err := e.keepPDF(r.PDF, id+"/"+file, strings.TrimSuffix(file, filepath.Ext(file))+".pdf")
 	if err != nil {
 		return RenderResult{}, err
 	}
@@ -63,9 +64,10 @@ func (e *Editor) Render(id, file string) (RenderResult, error) {
 	return res, nil
 }
 
-// keepPDF stores a compiled PDF in the editor's private folder and returns
-// its reference and page count.
-func (e *Editor) keepPDF(data []byte, name string) (string, int, error) {
+// keepPDF stores a compiled PDF in the editor's private folder, in place of
+// the one compiled before from the same source, and returns its reference
+// and page count.
+func (e *Editor) keepPDF(data []byte, source, name string) (string, int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.pdfDir == "" {
@@ -85,7 +87,13 @@ func (e *Editor) keepPDF(data []byte, name string) (string, int, error) {
 		os.Remove(path)
 		return "", 0, err
 	}
-	e.pdfs[ref] = compiledPDF{path: path, name: name}
+	for old, p := range e.pdfs {
+		if p.source == source {
+			os.Remove(p.path)
+			delete(e.pdfs, old)
+		}
+	}
+	e.pdfs[ref] = compiledPDF{path: path, name: name, source: source}
 	return ref, pages, nil
 }
 

@@ -155,6 +155,16 @@ func TestEditorCompileShowsTheFirstErrorAndTheDocumentInTheViewer(t *testing.T) 
 	if _, err := s.Editor.PDFPage("nope", 1); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("%v", err)
 	}
+	again, err := s.Editor.Render(d.ID, "paper.tex")
+	if err != nil || !again.OK {
+		t.Fatalf("%v %+v", err, again)
+	}
+	if _, err := s.Editor.PDFPage(r.PDF, 1); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a new compile replaces the PDF before it: %v", err)
+	}
+	if entries, _ := os.ReadDir(s.Editor.pdfDir); len(entries) != 1 {
+		t.Fatalf("compiled PDFs pile up: %d", len(entries))
+	}
 	if _, err := s.Editor.Render(d.ID, "../x.tex"); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("a refused file is an error, not a failed compile: %v", err)
 	}
