@@ -3,7 +3,6 @@ package fsutil
 import (
 	"errors"
 	"fmt"
-	"github.com/jarvis-kb/jarvis/backend/fsutil/locktest"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil/locktest"
 )
 
 // The helper process: when JARVIS_LOCK_HELPER names a mode, this test binary
