@@ -17,7 +17,7 @@ const OpEvent = "op"
 // Add adds a local PDF, Markdown or text file as an operation and returns
 // its id; progress arrives as "op" events. A PDF already stored under the
 // same source is replaced.
-func (l *Library) Add(path string, fullText bool) (string, error) {
+func (l *Library) Add(path string, fullText, private bool) (string, error) {
 	ag := l.core.agent()
 	if ag.Engine == nil {
 		return "", l.core.noStore("library.Add")
@@ -38,7 +38,9 @@ func (l *Library) Add(path string, fullText bool) (string, error) {
 			return "", errs.WithHint(err, "add it as full text, or configure a model")
 		}
 		step := 0
-		res, err := ag.Engine.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Paper: ingest.Paper{Mode: mode},
+		// A file that resolves into a private vault folder is private
+		// whatever is asked; private marks a note from elsewhere private too.
+		res, err := ag.Engine.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Private: private, Paper: ingest.Paper{Mode: mode},
 			Report: func(stage string) { step++; report(stage, step, 3) }})
 		if err != nil {
 			return "", err

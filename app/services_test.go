@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
@@ -147,11 +149,11 @@ func TestLibraryOperationsReportProgressAndOutcome(t *testing.T) {
 		t.Fatalf("%+v", final)
 	}
 	pdf, _ := filepath.Abs("../backend/pdf/testdata/scanned.pdf")
-	id, _ = s.Library.Add(pdf, true)
+	id, _ = s.Library.Add(pdf, true, false)
 	if final = waitOp(t, events, id); final.State != ops.Failed || final.Code != "conversion" || final.Hint == "" {
 		t.Fatalf("scan: %+v", final)
 	}
-	if _, err := s.Library.Add("relative.pdf", true); !errs.Is(err, errs.Invalid) {
+	if _, err := s.Library.Add("relative.pdf", true, false); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("relative path: %v", err)
 	}
 	if len(s.Library.Ops()) != 2 {
@@ -348,7 +350,7 @@ func TestPaperMetadataEditByListKeyAndPassageMarks(t *testing.T) {
 	s, _ := services(t)
 	s.core.ops.Emit = func(o ops.Op) { events <- o }
 	paper, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
-	id, err := s.Library.Add(paper, true)
+	id, err := s.Library.Add(paper, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,5 +389,51 @@ func TestPaperMetadataEditByListKeyAndPassageMarks(t *testing.T) {
 		if m.X < 0 || m.Y < 0 || m.X+m.W > 1 || m.Y+m.H > 1 || m.W <= 0 {
 			t.Fatalf("mark outside the page: %+v", m)
 		}
+	}
+}
+
+// Library → Add classifies a file on its resolved path: a link from
+// elsewhere into a private vault folder adds a private note, and the
+// private option marks a note from outside the vault private.
+func TestLibraryAddIsPrivateByResolvedPathOrChoice(t *testing.T) {
+	events := make(chan any, 64)
+	s, cfg := services(t, func(c *config.Config) { c.Vault.PrivateDirs = []string{"private"} })
+	s.core.ops.Emit = func(o ops.Op) { events <- o }
+	os.MkdirAll(filepath.Join(cfg.Vault.Path, "private"), 0o755)
+	secret := filepath.Join(cfg.Vault.Path, "private", "secret.md")
+	os.WriteFile(secret, []byte("# Secret\n\nThe diary of the roses.\n"), 0o644)
+	elsewhere := t.TempDir()
+	link := filepath.Join(elsewhere, "link.md")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(elsewhere, "mine.md")
+	os.WriteFile(outside, []byte("# Mine\n\nMy own rose notes.\n"), 0o644)
+	public := filepath.Join(elsewhere, "open.md")
+	os.WriteFile(public, []byte("# Open\n\nPublic rose notes.\n"), 0o644)
+	for _, c := range []struct {
+		path    string
+		private bool
+	}{{link, false}, {outside, true}, {public, false}} {
+		id, err := s.Library.Add(c.path, true, c.private)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := waitOp(t, events, id); o.State != ops.Done {
+			t.Fatalf("%s: %+v", c.path, o)
+		}
+	}
+	store := s.core.agent().Engine.Store
+	docs, err := store.List(t.Context(), kb.Filter{Visibility: []string{kb.Private}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, filepath.Base(d.Key))
+	}
+	slices.Sort(got)
+	if strings.Join(got, ",") != "mine.md,secret.md" {
+		t.Fatalf("private documents %v (want the linked secret and the note marked private)", got)
 	}
 }

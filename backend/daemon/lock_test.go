@@ -1,19 +1,18 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/fsutil/locktest"
 )
 
 // The helper process: with JARVIS_DAEMON_LOCK set this test binary, as a
@@ -50,27 +49,7 @@ func TestDaemonLockHelperProcess(t *testing.T) {
 // holds the lock; the helper is stopped (by its pid) when the test ends.
 func holdInOtherProcess(t *testing.T, home, which string) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDaemonLockHelperProcess$")
-	cmd.Env = append(os.Environ(), "JARVIS_HOME="+home, "JARVIS_DAEMON_LOCK="+which)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Kill() // our own child, by pid; harmless once it has exited
-		cmd.Wait()
-	})
-	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
-		t.Fatalf("helper: %q %v", line, err)
-	}
+	cmd, _ := locktest.Hold(t, "TestDaemonLockHelperProcess", "JARVIS_HOME="+home, "JARVIS_DAEMON_LOCK="+which)
 	return cmd.Process.Pid
 }
 

@@ -259,8 +259,10 @@ func (s Status) Mode() string {
 	switch {
 	case s.Embed.Loaded && s.Pending == 0:
 		m = "hybrid (keyword + dense)"
-	case s.Embed.Loaded:
+	case s.Embed.Loaded && s.Pending < s.Chunks:
 		m = fmt.Sprintf("hybrid; %d of %d chunks still waiting for their vectors", s.Pending, s.Chunks)
+	case s.Embed.Loaded:
+		m = fmt.Sprintf("keyword until the vectors arrive (%d chunks waiting)", s.Pending)
 	}
 	if s.Rerank.Loaded {
 		m += " + rerank"

@@ -1,7 +1,6 @@
 package fsutil
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil/locktest"
 )
 
 // The helper process: when JARVIS_LOCK_HELPER names a mode, this test binary
@@ -44,29 +44,7 @@ func TestLockHelperProcess(t *testing.T) {
 // startHolder runs the helper process and returns once it holds the lock.
 func startHolder(t *testing.T, mode, path string) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelperProcess$")
-	cmd.Env = append(os.Environ(), "JARVIS_LOCK_HELPER="+mode, "JARVIS_LOCK_PATH="+path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Kill() // this test's own child, by pid; a no-op once it has exited
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if strings.TrimSpace(line) != "held" {
-		t.Fatalf("helper did not take the lock: %q %v", line, err)
-	}
-	return cmd, stdin
+	return locktest.Hold(t, "TestLockHelperProcess", "JARVIS_LOCK_HELPER="+mode, "JARVIS_LOCK_PATH="+path)
 }
 
 func TestLockExcludesAnotherProcessAndNamesIt(t *testing.T) {

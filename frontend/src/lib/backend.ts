@@ -129,7 +129,7 @@ export interface Backend {
   setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
   prepareRemove(key: string): Promise<T.RemovalPreview>
   remove(token: string, exclude: boolean): Promise<number>
-  addFile(path: string, fullText: boolean): Promise<string>
+  addFile(path: string, fullText: boolean, privateNote: boolean): Promise<string>
   pickFiles(): Promise<string[]>
   syncVault(): Promise<string>
   cancelOp(id: string): Promise<boolean>
@@ -219,7 +219,7 @@ export function backendOver(t: Transport): Backend {
     setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
     prepareRemove: (k) => c('Library', 'PrepareRemove', k),
     remove: (token, exclude) => c('Library', 'Remove', token, exclude),
-    addFile: (p, full) => c('Library', 'Add', p, full),
+    addFile: (p, full, priv) => c('Library', 'Add', p, full, priv),
     pickFiles: () => c('Library', 'PickFiles'),
     syncVault: () => c('Library', 'SyncVault'),
     cancelOp: (id) => c('Library', 'CancelOp', id),
