@@ -8,7 +8,7 @@
 // library, editor, review and the setup panel are saved in dark and light.
 // Usage: node e2e/run.mjs BRIDGE_BINARY DIST [SCREENSHOT_DIR]
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { chromium } from 'playwright-core'
@@ -621,7 +621,9 @@ await test('drafts: a broken .tex shows its first error line; a good one opens i
   await fetch(base + 'bridge/dialog', { method: 'POST', body: JSON.stringify([dest]) })
   await viewer.getByRole('button', { name: 'Save PDF…' }).click()
   await page.getByText(`Saved the PDF to ${dest}.`).waitFor()
-  check(existsSync(dest) && readFileSync(dest).subarray(0, 4).toString() === '%PDF', 'the saved file is not the PDF')
+  const saved = existsSync(dest) && readFileSync(dest).subarray(0, 4).toString()
+  rmSync(dest, { force: true })
+  check(saved === '%PDF', 'the saved file is not the PDF')
   await page.keyboard.press('Escape')
   await viewer.waitFor({ state: 'detached' })
 })
