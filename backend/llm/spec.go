@@ -85,7 +85,7 @@ func Catalogue(cfg *config.Config, current string, getenv func(string) string) [
 		seen[s] = true
 		out = append(out, CatalogueEntry{
 			Spec: s, Provider: provider, Model: model, Local: !IsCloud(s),
-			Available: hasCredentials(cfg, provider, getenv), Current: s == current,
+			Available: HasCredentials(cfg, provider, getenv), Current: s == current,
 		})
 	}
 	add("ollama", cfg.Chat.OllamaModel)
@@ -99,7 +99,9 @@ func Catalogue(cfg *config.Config, current string, getenv func(string) string) [
 	return out
 }
 
-func hasCredentials(cfg *config.Config, provider string, getenvFn func(string) string) bool {
+// HasCredentials reports whether provider can be called: a key in the
+// config or the environment for a cloud provider; Ollama needs none.
+func HasCredentials(cfg *config.Config, provider string, getenvFn func(string) string) bool {
 	switch provider {
 	case "ollama":
 		return true
@@ -122,7 +124,7 @@ func ValidateSwitch(cfg *config.Config, spec string, sessionPrivate bool, getenv
 	if sessionPrivate && IsCloud(s.String()) {
 		return s, errs.New(errs.Privacy, "llm.switch", "this session contains private notes and cannot move to the cloud model %s", s)
 	}
-	if !hasCredentials(cfg, s.Provider, getenv) {
+	if !HasCredentials(cfg, s.Provider, getenv) {
 		return s, errs.WithHint(errs.New(errs.Invalid, "llm.switch", "no API key configured for %s", s.Provider),
 			"set "+strings.ToUpper(s.Provider)+"_API_KEY or ["+s.Provider+"] api_key")
 	}

@@ -98,7 +98,7 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 	st.Chat = agent.CheckProvider(ctx, cfg, getenv)
 	st.Ollama = inspectOllama(ctx, cfg, st.Chat)
 	for _, p := range []string{"anthropic", "openrouter"} {
-		st.Keys[p] = keySet(cfg, p, getenv)
+		st.Keys[p] = llm.HasCredentials(cfg, p, getenv)
 	}
 	if !st.Chat.Ready {
 		msg := "No language model answers yet: questions get the best matching passages with their citations."
@@ -182,19 +182,6 @@ func installed(cfg *config.Config, spec string) bool {
 	}
 	model, err := m.Find(spec)
 	return err == nil && models.Inspect(cfg.RAG.ModelsDir, model).Installed
-}
-
-func keySet(cfg *config.Config, provider string, getenv func(string) string) bool {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	switch provider {
-	case "anthropic":
-		return cfg.Anthropic.APIKey != "" || getenv("ANTHROPIC_API_KEY") != ""
-	case "openrouter":
-		return cfg.OpenRouter.APIKey != "" || getenv("OPENROUTER_API_KEY") != ""
-	}
-	return false
 }
 
 // Folders lists a folder's visible top-level folders (the candidates for
