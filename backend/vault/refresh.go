@@ -322,7 +322,7 @@ func (r *Refresher) RefreshFiles(ctx context.Context, paths []string) (Result, e
 // syncPath brings one vault-relative path in line with the disk.
 func (r *Refresher) syncPath(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
 	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
-	keep := IsNoteName(path.Base(rel)) && !Excluded(r.Exclude, rel) && !hiddenPath(rel)
+	keep := IsNoteName(path.Base(rel)) && !Excluded(r.Exclude, rel) && !HiddenPath(rel)
 	if keep {
 		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
 			keep = false
@@ -348,9 +348,9 @@ func (r *Refresher) syncPath(ctx context.Context, rel string, states map[string]
 	return r.one(ctx, rel, states, res)
 }
 
-// hiddenPath reports whether any component of a slash path is hidden
+// HiddenPath reports whether any component of a slash path is hidden
 // (.obsidian/, .trash/, dotfiles).
-func hiddenPath(rel string) bool {
+func HiddenPath(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
 		if strings.HasPrefix(part, ".") && part != "." {
 			return true

@@ -190,12 +190,7 @@ func (w *Watcher) rel(p string) (string, bool) {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
-	for _, part := range strings.Split(rel, "/") {
-		if strings.HasPrefix(part, ".") {
-			return "", false
-		}
-	}
-	if vault.Excluded(w.Refresher.Exclude, rel) {
+	if vault.HiddenPath(rel) || vault.Excluded(w.Refresher.Exclude, rel) {
 		return "", false
 	}
 	return rel, true
