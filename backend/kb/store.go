@@ -159,12 +159,15 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// rowQuerier is what reads a single row: the database or a transaction.
+type rowQuerier interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
 // Dir is the folder holding the store.
 func (s *Store) Dir() string { return s.dir }
 
-func (s *Store) version(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int, error) {
+func (s *Store) version(ctx context.Context, q rowQuerier) (int, error) {
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'`).Scan(&n); err != nil || n == 0 {
 		return 0, err
@@ -257,9 +260,7 @@ func (s *Store) Generation(ctx context.Context) (int64, error) {
 	return readGeneration(ctx, s.db)
 }
 
-func readGeneration(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int64, error) {
+func readGeneration(ctx context.Context, q rowQuerier) (int64, error) {
 	var v string
 	if err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v); err != nil {
 		return 0, errs.Wrap(errs.RAG, "kb.Generation", err)

@@ -25,9 +25,7 @@ const modelsSQL = `SELECT
 	(SELECT value FROM meta WHERE key='embed_model'), (SELECT value FROM meta WHERE key='embed_dims'),
 	(SELECT value FROM meta WHERE key='target_model'), (SELECT value FROM meta WHERE key='target_dims')`
 
-func readModels(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (Models, error) {
+func readModels(ctx context.Context, q rowQuerier) (Models, error) {
 	var a, ad, t, td sql.NullString
 	if err := q.QueryRowContext(ctx, modelsSQL).Scan(&a, &ad, &t, &td); err != nil {
 		return Models{}, err
