@@ -407,17 +407,18 @@ func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (str
 // without private notes would give; the private matches a full search
 // would have returned are counted for the user.
 func (k *KB) search(ctx context.Context, q string, n int, f kb.Filter, cloud bool) ([]kb.Chunk, kb.Mode, error) {
-	res, err := k.Searcher.Search(ctx, q, n, scope(f, cloud))
+	filters := []kb.Filter{scope(f, cloud)}
+	if cloud {
+		filters = append(filters, f)
+	}
+	results, err := k.Searcher.SearchEach(ctx, q, n, filters...)
 	if err != nil {
 		return nil, kb.Mode{}, err
 	}
+	res := results[0]
 	if cloud {
-		all, err := k.Searcher.Search(ctx, q, n, f)
-		if err != nil {
-			return nil, kb.Mode{}, err
-		}
 		withheld := 0
-		for _, h := range all.Hits {
+		for _, h := range results[1].Hits {
 			if h.Chunk.Meta.Visibility == kb.Private {
 				withheld++
 			}

@@ -148,6 +148,23 @@ func (s *Searcher) Search(ctx context.Context, query string, n int, f Filter) (R
 	return s.rank(ctx, q, n, f)
 }
 
+// SearchEach ranks one query over each filter in turn, analysing and
+// embedding the query once (a cloud session ranks the public pool and, for
+// the user's withheld count only, the whole one).
+func (s *Searcher) SearchEach(ctx context.Context, query string, n int, filters ...Filter) ([]Result, error) {
+	q, err := s.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(filters))
+	for i, f := range filters {
+		if out[i], err = s.rank(ctx, q, n, f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // prepared is a query analysed and embedded once, for one or more rankings.
 type prepared struct {
 	text   string

@@ -82,3 +82,29 @@ func TestRerankReordersCandidates(t *testing.T) {
 		t.Fatalf("rerank order: %+v", res)
 	}
 }
+
+// countingEmbedder counts query embeddings.
+type countingEmbedder struct {
+	wordEmbedder
+	queries int
+}
+
+func (c *countingEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	c.queries++
+	return c.wordEmbedder.EmbedQuery(ctx, q)
+}
+
+// One query over two pools (a cloud session's public ranking and the full
+// one it counts withheld matches in) is embedded once.
+func TestSearchEachEmbedsTheQueryOnce(t *testing.T) {
+	emb := &countingEmbedder{wordEmbedder: wordEmbedder{vocab: []string{"grant", "diary"}}}
+	s := open(t, t.TempDir())
+	if err := s.Ingest(context.Background(), emb, []Chunk{note("a", "grant plan", Public, nil), note("b", "grant diary", Private, nil)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sr := NewSearcher(s, SearchOptions{Hybrid: true, RerankTopN: 5}, nil, emb)
+	res, err := sr.SearchEach(context.Background(), "grant", 5, Filter{Visibility: []string{Public}}, Filter{})
+	if err != nil || len(res) != 2 || len(res[0].Hits) != 1 || len(res[1].Hits) != 2 || emb.queries != 1 {
+		t.Fatalf("%v %+v, %d query embeddings", err, res, emb.queries)
+	}
+}
