@@ -103,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // openWindow runs the window until it closes. The tray is started only
 // once the window is up, so a window that cannot open leaves nothing behind.
 func openWindow(cfg *config.Config, loadErr error) error {
+	daemon.KeepHeapTight() // the window stays open with the index loaded
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return errors.New("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); " +
 			"use jarvis-cli on a machine without a desktop, or run the window under xvfb-run")

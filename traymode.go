@@ -13,6 +13,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/logs"
+	"github.com/jarvis-kb/jarvis/backend/priority"
 	"github.com/jarvis-kb/jarvis/backend/tray"
 )
 
@@ -53,6 +54,11 @@ func runTray(cfg *config.Config) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// The tray is all background work: it yields the CPU to the window.
+	daemon.KeepHeapTight()
+	if err := priority.Lower(); err != nil {
+		slog.Logf("cannot lower the tray's priority: %v", err)
+	}
 	// The live vault watcher and the embedding backfill run beside the
 	// scheduler for as long as the tray lives.
 	bg := &daemon.Background{Svc: svc, Watch: true}

@@ -39,8 +39,10 @@ func (c *core) startBackground() {
 	svc := &daemon.Services{Cfg: c.cfg, Getenv: c.getenv, Log: func(f string, a ...any) { logs.L().Info(fmt.Sprintf(f, a...)) }}
 	svc.Share(eng)
 	fill := &backfillOp{tracker: c.ops, ended: c.emitStatus}
+	cfg := c.cfg
 	b := &daemon.Background{Svc: svc, Watch: true, Progress: fill.progress, Finished: fill.finished,
-		Changed: func(vault.Result) { c.emitStatus() }}
+		Changed: func(vault.Result) { c.emitStatus() },
+		YieldTo: func() bool { _, running := daemon.SchedulerHolder(cfg); return running }}
 	fill.cancel = b.CancelBackfill
 	b.Start()
 	ctx, cancel := context.WithCancel(context.Background())

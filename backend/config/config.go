@@ -77,6 +77,9 @@ type RAG struct {
 	FigureCaptions  bool   `toml:"figure_captions"`
 	FigureMaxPerDoc int    `toml:"figure_max_per_doc"`
 	FigureMinPixels int    `toml:"figure_min_pixels"`
+	// ModelIdleMinutes: a loaded model lets go of its memory after this
+	// many minutes unused and loads again on the next use; 0 keeps it.
+	ModelIdleMinutes int `toml:"model_idle_minutes"`
 }
 
 // Chat configures the agent and the default provider for new sessions.
@@ -161,19 +164,20 @@ func Defaults() Config {
 			Hour:              5,
 		},
 		RAG: RAG{
-			Dir:             "~/.jarvis/rag",
-			ModelsDir:       "~/.jarvis/models",
-			EmbedModel:      "BAAI/bge-small-en-v1.5",
-			QueryPrefix:     DefaultQueryPrefix,
-			ChunkSize:       1024,
-			ChunkOverlap:    128,
-			RerankModel:     "cross-encoder/ms-marco-MiniLM-L6-v2",
-			RerankTopN:      25,
-			NResults:        8,
-			Hybrid:          true,
-			FigureCaptions:  false,
-			FigureMaxPerDoc: 20,
-			FigureMinPixels: 40000,
+			Dir:              "~/.jarvis/rag",
+			ModelsDir:        "~/.jarvis/models",
+			EmbedModel:       "BAAI/bge-small-en-v1.5",
+			QueryPrefix:      DefaultQueryPrefix,
+			ChunkSize:        1024,
+			ChunkOverlap:     128,
+			RerankModel:      "cross-encoder/ms-marco-MiniLM-L6-v2",
+			RerankTopN:       25,
+			NResults:         8,
+			Hybrid:           true,
+			FigureCaptions:   false,
+			FigureMaxPerDoc:  20,
+			FigureMinPixels:  40000,
+			ModelIdleMinutes: 10,
 		},
 		Chat: Chat{
 			Provider:             "ollama",

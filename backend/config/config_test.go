@@ -40,6 +40,7 @@ func TestDefaultsMatchTheSeedTable(t *testing.T) {
 		{"rag.chunk_overlap", cfg.RAG.ChunkOverlap, 128},
 		{"rag.rerank_model", cfg.RAG.RerankModel, "cross-encoder/ms-marco-MiniLM-L6-v2"},
 		{"rag.rerank_top_n", cfg.RAG.RerankTopN, 25},
+		{"rag.model_idle_minutes", cfg.RAG.ModelIdleMinutes, 10},
 		{"rag.hybrid", cfg.RAG.Hybrid, true},
 		{"rag.figure_captions", cfg.RAG.FigureCaptions, false},
 		{"rag.figure_max_per_doc", cfg.RAG.FigureMaxPerDoc, 20},

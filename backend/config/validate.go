@@ -37,6 +37,7 @@ func (c *Config) Validate() error {
 		{"rag.chunk_size", c.RAG.ChunkSize < 64, "must be at least 64 characters"},
 		{"rag.chunk_overlap", c.RAG.ChunkOverlap < 0 || c.RAG.ChunkOverlap >= c.RAG.ChunkSize, "must be at least 0 and smaller than rag.chunk_size"},
 		{"rag.rerank_top_n", c.RAG.RerankTopN < 1, "must be at least 1"},
+		{"rag.model_idle_minutes", c.RAG.ModelIdleMinutes < 0, "must be 0 (keep the models loaded) or more"},
 		{"rag.n_results", c.RAG.NResults < 1, "must be at least 1"},
 		{"rag.figure_max_per_doc", c.RAG.FigureMaxPerDoc < 0, "must not be negative"},
 		{"rag.figure_min_pixels", c.RAG.FigureMinPixels < 0, "must not be negative"},

@@ -16,6 +16,10 @@ import (
 // jarvis-cli).
 const BackfillEvery = 5 * time.Minute
 
+// yieldDelay is how long a Background with YieldTo waits before it embeds,
+// while the other process takes the backfill lock.
+const yieldDelay = 3 * time.Second
+
 // Background is the live work of a long-running process (the tray, the
 // window): the vault watcher and the embedding backfill. Both are safe to
 // run in several processes at once: the store serialises writes, and one
@@ -29,6 +33,13 @@ type Background struct {
 	Progress func(done, total int)
 	Changed  func(vault.Result)
 	Finished func(kb.BackfillResult, error)
+	// YieldTo says another process that embeds at low priority (the tray,
+	// `jarvis-cli sync`) is running: the window then gives it the first go
+	// at the pending chunks (both watch the vault, so both are kicked), and
+	// its own searches do not share the CPU with its own backfill. Work the
+	// other process was not told about (a model just downloaded in the
+	// window) is still done here, yieldDelay later.
+	YieldTo func() bool
 
 	kick chan struct{}
 
@@ -119,6 +130,13 @@ func (b *Background) backfillOnce(ctx context.Context) {
 	}
 	if e.Embedder() == nil {
 		return // keyword only until a model is installed
+	}
+	if b.YieldTo != nil && b.YieldTo() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(yieldDelay):
+		}
 	}
 	fillCtx, cancel := context.WithCancel(ctx)
 	b.mu.Lock()

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -280,4 +282,75 @@ func TestBackgroundOnASharedEngineAndACancelledBackfill(t *testing.T) {
 	if st, err := e.Status(context.Background()); err != nil || st.Pending != 0 || st.Chunks != kb.BackfillBatch+36 {
 		t.Fatalf("after Close: %+v %v", st, err)
 	}
+}
+
+// A window beside a tray: both watch the vault, the tray (which embeds at
+// low priority) takes the backfill and the window's own searches never
+// compete with a backfill in its process; with the tray gone the window
+// embeds itself, a few seconds late.
+func TestWindowYieldsTheBackfillToTheTray(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Vault.Path = t.TempDir()
+	modelDir := filepath.Join(t.TempDir(), "bow")
+	if err := embedtest.WriteEmbedder(modelDir, embedtest.Words("descale the kettle monthly prune the roses")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = modelDir, ""
+	type result struct {
+		who string
+		n   int
+	}
+	results := make(chan result, 16)
+	run := func(who string, yield func() bool) context.CancelFunc {
+		svc := &Services{Cfg: cfg, Log: t.Logf}
+		bg := &Background{Svc: svc, Watch: true, YieldTo: yield, Finished: func(r kb.BackfillResult, err error) {
+			if err != nil && !errs.Is(err, errs.Conflict) && !errors.Is(err, context.Canceled) { // the test's end stops it
+				t.Errorf("%s backfill: %v", who, err)
+			}
+			results <- result{who, r.Embedded}
+		}}
+		bg.Start()
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() { bg.Run(ctx); close(stopped) }()
+		return func() { cancel(); <-stopped; svc.Close() }
+	}
+	var trayRunning atomic.Bool
+	trayRunning.Store(true)
+	stopTray := run("tray", nil)
+	stopWindow := run("window", trayRunning.Load)
+	defer stopWindow()
+
+	embeddedBy := func(note, want string) {
+		t.Helper()
+		os.WriteFile(filepath.Join(cfg.Vault.Path, note), []byte("# Note\nDescale the kettle monthly."), 0o644)
+		deadline := time.After(15 * time.Second)
+		for {
+			select {
+			case r := <-results:
+				if r.n == 0 {
+					continue
+				}
+				if r.who != want {
+					t.Fatalf("%s embedded %s; want %s", r.who, note, want)
+				}
+				return
+			case <-deadline:
+				t.Fatalf("%s was not embedded", note)
+			}
+		}
+	}
+	embeddedBy("kettle.md", "tray")
+	time.Sleep(yieldDelay + time.Second) // the window's turn came and found nothing left
+	select {
+	case r := <-results:
+		if r.n > 0 {
+			t.Fatalf("%s embedded %d more", r.who, r.n)
+		}
+	default:
+	}
+	stopTray()
+	trayRunning.Store(false)
+	embeddedBy("roses.md", "window")
 }

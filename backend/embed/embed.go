@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/knights-analytics/hugot"
 
@@ -57,6 +58,9 @@ type RuntimeOptions struct {
 	// Threads is ONNX Runtime's intra-op thread count; 0 lets ONNX Runtime
 	// choose (one per physical core).
 	Threads int
+	// IdleRelease: an ONNX Runtime model unused this long releases its
+	// session and opens it again on its next use; 0 keeps it open.
+	IdleRelease time.Duration
 }
 
 // Runtime owns the inference backend; every model of the process shares it.
@@ -65,6 +69,7 @@ type Runtime struct {
 	backend string
 	detail  string
 	threads int
+	idle    time.Duration
 	session *hugot.Session // the pure-Go backend only
 	closers []func() error // ONNX Runtime sessions
 	n       int
@@ -94,7 +99,7 @@ func NewRuntimeWith(opts RuntimeOptions) (*Runtime, error) {
 		default:
 			path, version, err := initORT(loc.path)
 			if err == nil {
-				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads}, nil
+				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads, idle: opts.IdleRelease}, nil
 			}
 			why = fmt.Sprintf("%s did not load: %v", loc.path, err)
 		}
@@ -155,7 +160,8 @@ func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
 		return nil, errs.New(errs.Internal, op, "the runtime is closed")
 	}
 	if r.backend == BackendORT {
-		e, err := newORTEncoder(graph, r.threads)
+		threads := r.threads
+		e, err := newIdleEncoder(r.idle, func() (*ortEncoder, error) { return newORTEncoder(graph, threads) })
 		if err != nil {
 			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
 		}

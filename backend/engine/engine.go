@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed"
@@ -163,7 +164,7 @@ func (e *Engine) LoadModels(ctx context.Context) error {
 
 func (e *Engine) rt() (*embed.Runtime, error) {
 	if e.runtime == nil {
-		rt, err := embed.NewRuntime()
+		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{IdleRelease: time.Duration(e.Cfg.RAG.ModelIdleMinutes) * time.Minute})
 		if err != nil {
 			return nil, err
 		}

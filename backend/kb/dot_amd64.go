@@ -4,7 +4,7 @@ import "golang.org/x/sys/cpu"
 
 // haveInt8Kernel: the int8 first pass of the dense scan runs in assembly
 // (AVX2); elsewhere the float32 scan is faster than int8 in plain Go, so
-// slabs keep no int8 copy.
+// slabs keep float32 rows.
 var haveInt8Kernel = cpu.X86.HasAVX2
 
 //go:noescape

@@ -352,7 +352,7 @@ func (ix *Index) loadRows(ctx context.Context, tx *sql.Tx, since int64) (int, er
 	if ix.vec != nil { // grown once per sync: a full load allocates the slab once
 		ix.vec.grow(len(ix.rows))
 		for _, m := range moved {
-			ix.vec.copyRow(m[1], ix.vec.row(m[0]))
+			ix.vec.copyRow(m[1], ix.vec, m[0])
 		}
 	}
 	for _, id := range odd {
@@ -640,12 +640,13 @@ func (ix *Index) keyword(p *pool, terms []qterm, k int) []scored {
 }
 
 // dense ranks the pool's rows that have a vector by cosine similarity to q
-// (already normalised) and returns the best k.
-func (ix *Index) dense(p *pool, q []float32, k int) []scored {
+// (already normalised) and returns the best k, or, when exact is false,
+// the candidates for them, to rescore on the store's float vectors.
+func (ix *Index) dense(p *pool, q []float32, k int) (_ []scored, exact bool) {
 	if ix.vec == nil || p.vectors == 0 || len(q) != ix.vec.dims || k <= 0 {
-		return nil
+		return nil, true
 	}
-	return ix.vec.search(p.rows, q, k)
+	return ix.vec.search(p.rows, q, k), !ix.vec.quantised()
 }
 
 // topK keeps the k best scored rows in a min-heap.

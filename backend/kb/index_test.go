@@ -42,13 +42,17 @@ func TestInt8KernelMatchesGo(t *testing.T) {
 // with holes (runs of every length).
 func TestDenseInt8RanksLikeFloat(t *testing.T) {
 	const n, dims = 9000, 384 // more than two slab blocks
-	slab := newVecSlab(dims)
-	if slab.i8 == nil { // no kernel here: exercise the int8 path through the Go loop
-		slab.useInt8()
-	}
+	// The int8 path runs through the Go loop where there is no kernel.
+	slab, exact := newVecSlabOf(dims, true), newVecSlabOf(dims, false)
 	slab.grow(n)
+	exact.grow(n)
 	for i := range n {
-		slab.copyRow(int32(i), benchCorpus.Vector(benchCorpus.Doc(i), i, dims))
+		v := normalise(benchCorpus.Vector(benchCorpus.Doc(i), i, dims))
+		slab.set(int32(i), v)
+		exact.set(int32(i), v)
+	}
+	if got, want := slab.bytesPerRow(), 384+4; got != want {
+		t.Fatalf("a quantised row takes %d bytes, want %d (no float copy)", got, want)
 	}
 	r := rand.New(rand.NewPCG(2, 2))
 	all := make(bitset, (n+63)/64)
@@ -59,11 +63,12 @@ func TestDenseInt8RanksLikeFloat(t *testing.T) {
 			holes.set(int32(i))
 		}
 	}
+	floatRow := func(r int32) ([]float32, bool) { return exact.row(r), true }
 	for qi := range 15 {
 		q := benchCorpus.QueryVector(qi, dims)
 		for _, pool := range []bitset{all, holes} {
 			for _, k := range []int{1, 25, 100} {
-				got, want := slab.search(pool, q, k), slab.scanFloat(pool, q, k)
+				got, want := rescoreRows(slab.search(pool, q, k), q, k, floatRow), exact.search(pool, q, k)
 				if !slices.Equal(got, want) {
 					t.Fatalf("query %d, k %d: int8+rescore %v, float %v", qi, k, got, want)
 				}

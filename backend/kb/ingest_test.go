@@ -294,12 +294,27 @@ func TestMigratesAFirstReleaseStoreInPlace(t *testing.T) {
 }
 
 func denseIDsFor(t *testing.T, s *Store, m ModelInfo, q []float32) []int64 {
+	return denseRanked(t, s, m, q, Filter{}, 10)
+}
+
+// denseRanked syncs s's index with model m and returns the ids of the k
+// nearest vectors inside f, as a search ranks them (candidates rescored).
+func denseRanked(t *testing.T, s *Store, m ModelInfo, q []float32, f Filter, k int) []int64 {
 	t.Helper()
 	ix := s.Index()
 	if err := ix.Sync(context.Background(), s, m); err != nil {
 		t.Fatal(err)
 	}
+	q = normalise(append([]float32(nil), q...))
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.ids(ix.dense(ix.poolOf(Filter{}), normalise(q), 10))
+	cands, exact := ix.dense(ix.poolOf(f), q, k)
+	ids := ix.ids(cands)
+	ix.mu.RUnlock()
+	if !exact {
+		var err error
+		if _, ids, err = s.rescore(context.Background(), m, q, cands, ids, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
 }

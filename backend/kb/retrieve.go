@@ -213,8 +213,9 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 	p := ix.poolOf(f)
 	mode := Mode{Pool: p.n, Vectors: p.vectors, Model: q.vm.ID}
 	var dense, sparse []scored
+	exact := true
 	if q.qv != nil && p.vectors > 0 {
-		dense = ix.dense(p, q.qv, topN)
+		dense, exact = ix.dense(p, q.qv, topN)
 		mode.Dense = true
 	}
 	if s.Opts.Hybrid || !mode.Dense {
@@ -223,6 +224,12 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 	}
 	denseIDs, sparseIDs := ix.ids(dense), ix.ids(sparse)
 	ix.mu.RUnlock()
+	if !exact {
+		var err error
+		if dense, denseIDs, err = s.Store.rescore(ctx, q.vm, q.qv, dense, denseIDs, topN); err != nil {
+			return Result{}, errs.Wrap(errs.RAG, op, err)
+		}
+	}
 
 	// A single ranking keeps its own scores (BM25, cosine); a fused one
 	// scores by reciprocal rank.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -135,14 +136,7 @@ func TestFailedCommitLeavesStoreUnchanged(t *testing.T) {
 // denseIDs syncs s's index with the test model and returns the ids of the
 // k nearest vectors inside f.
 func denseIDs(t *testing.T, s *Store, q []float32, f Filter, k int) []int64 {
-	t.Helper()
-	ix := s.Index()
-	if err := ix.Sync(context.Background(), s, model); err != nil {
-		t.Fatal(err)
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.ids(ix.dense(ix.poolOf(f), normalise(append([]float32(nil), q...)), k))
+	return denseRanked(t, s, model, q, f, k)
 }
 
 func TestSecondHandleSeesNewWritesWithoutRestart(t *testing.T) {
@@ -294,5 +288,43 @@ func TestPrivateChunksDoNotMovePublicScores(t *testing.T) {
 		if a[i].Chunk.Content != b[i].Chunk.Content || a[i].Score != b[i].Score {
 			t.Fatalf("rank %d: %q %.6f vs %q %.6f", i, a[i].Chunk.Content, a[i].Score, b[i].Chunk.Content, b[i].Score)
 		}
+	}
+}
+
+// Candidates are rescored on the store's float vectors: in float order,
+// with float scores, and a candidate whose chunk was deleted after the
+// index synced is left out rather than served.
+func TestRescoreReadsTheStoresVectors(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	commitVecs(t, s, []Chunk{
+		note("a.md", "alpha", Public, []float32{0.6, 0.8, 0}),
+		note("b.md", "beta", Public, []float32{1, 0, 0}),
+		note("c.md", "gamma", Public, []float32{0, 0, 1}),
+	}, nil)
+	ix := s.Index()
+	if err := ix.Sync(ctx, s, model); err != nil {
+		t.Fatal(err)
+	}
+	q := normalise([]float32{1, 0.2, 0})
+	ix.mu.RLock()
+	cands := []scored{{row: 0}, {row: 1}, {row: 2}} // any order, any approximate score
+	ids := ix.ids(cands)
+	ix.mu.RUnlock()
+	top, got, err := s.rescore(ctx, model, q, cands, ids, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{ids[1], ids[0], ids[2]}; !slices.Equal(got, want) {
+		t.Fatalf("rescored %v, want %v", got, want)
+	}
+	if want := dot(normalise([]float32{0.6, 0.8, 0}), q); top[1].score != want {
+		t.Fatalf("score %v, want the float cosine %v", top[1].score, want)
+	}
+	if n, err := s.DeleteBy(ctx, "source", "b.md"); err != nil || n != 1 {
+		t.Fatalf("delete: %d, %v", n, err)
+	}
+	if _, got, err = s.rescore(ctx, model, q, cands, ids, 3); err != nil || !slices.Equal(got, []int64{ids[0], ids[2]}) {
+		t.Fatalf("after the delete: %v, %v (want %v)", got, err, []int64{ids[0], ids[2]})
 	}
 }

@@ -5,61 +5,71 @@ import (
 	"math/bits"
 )
 
-// vecSlab holds one model's vectors by index row, L2-normalised, float32,
-// in blocks of slabBlock rows (growing never copies what is there, and
-// nothing is allocated beyond the last block). Where the int8 kernel runs
-// (dot_amd64.s) it also keeps an int8 copy with a scale per row: the dense
-// scan reads that (a quarter of the memory traffic, which is what bounds an
-// exact scan) and rescores its best candidates in float32, so the ranking
-// is the float ranking unless two scores sit closer than the quantisation
-// error at the edge of the candidate list (tested against the float scan).
+// vecSlab holds one model's vectors by index row, L2-normalised, in blocks
+// of slabBlock rows (growing never copies what is there, and nothing is
+// allocated beyond the last block). Where the int8 kernel runs
+// (dot_amd64.s) a row is kept only as int8 with a scale per row: the scan
+// reads a quarter of the bytes (memory traffic is what bounds an exact
+// scan) and the process holds a quarter of the memory; its best candidates
+// are then rescored on the store's float vectors (Store.rescore), so the
+// ranking is the float ranking unless two scores sit closer than the
+// quantisation error at the edge of the candidate list (tested against the
+// float scan). Elsewhere rows are float32 and the scan is exact.
 type vecSlab struct {
 	dims int
-	f32  [][]float32 // block b holds rows [b*slabBlock, (b+1)*slabBlock)
 	has  bitset
 	n    int // rows with a vector
 
+	f32 [][]float32 // without the kernel: block b holds rows [b*slabBlock, (b+1)*slabBlock)
+
 	stride int         // int8 row length: dims rounded up to 32, zero padded
-	i8     [][]int8    // nil without the kernel
+	i8     [][]int8    // with the kernel
 	scale  [][]float32 // row r ≈ its int8 row × its scale
+	tmp    []float32   // decoding buffer (writes hold the index's lock)
 }
 
 // slabBlock is a multiple of 64, so one bitmap word never spans two blocks.
 const slabBlock = 4096
 
-func newVecSlab(dims int) *vecSlab {
+func newVecSlab(dims int) *vecSlab { return newVecSlabOf(dims, haveInt8Kernel) }
+
+// newVecSlabOf makes a slab of int8 rows (quantised) or float32 rows.
+func newVecSlabOf(dims int, quantised bool) *vecSlab {
 	v := &vecSlab{dims: dims}
-	if haveInt8Kernel && dims > 0 {
-		v.useInt8()
+	if quantised && dims > 0 {
+		v.stride = (dims + 31) / 32 * 32
+		v.i8 = [][]int8{}
+		v.tmp = make([]float32, dims)
 	}
 	return v
 }
 
-func (v *vecSlab) useInt8() {
-	v.stride = (v.dims + 31) / 32 * 32
-	v.i8 = [][]int8{}
-}
+// quantised says the slab's scores are approximate: its candidates need
+// rescoring on the float vectors.
+func (v *vecSlab) quantised() bool { return v.i8 != nil }
 
 // bytesPerRow is the memory a row's vector takes.
 func (v *vecSlab) bytesPerRow() int {
-	n := 4 * v.dims
-	if v.i8 != nil {
-		n += v.stride + 4
+	if v.quantised() {
+		return v.stride + 4
 	}
-	return n
+	return 4 * v.dims
 }
 
 // grow makes room for rows [0, n).
 func (v *vecSlab) grow(n int) {
-	for len(v.f32)*slabBlock < n {
-		v.f32 = append(v.f32, make([]float32, slabBlock*v.dims))
-		if v.i8 != nil {
+	for v.blocks()*slabBlock < n {
+		if v.quantised() {
 			v.i8 = append(v.i8, make([]int8, slabBlock*v.stride))
 			v.scale = append(v.scale, make([]float32, slabBlock))
+		} else {
+			v.f32 = append(v.f32, make([]float32, slabBlock*v.dims))
 		}
 	}
 	v.has.grow(n)
 }
+
+func (v *vecSlab) blocks() int { return max(len(v.f32), len(v.i8)) }
 
 func growTo[T any](s []T, n int) []T {
 	if len(s) >= n {
@@ -86,20 +96,40 @@ func (v *vecSlab) row8(r int32) []int8 {
 // setBlob stores a stored vector (little-endian float32s) at row r; false
 // when its length is not this model's.
 func (v *vecSlab) setBlob(r int32, blob []byte) bool {
-	dst := v.row(r)
+	dst := v.tmp
+	if !v.quantised() {
+		dst = v.row(r)
+	}
 	if !decodeVectorInto(dst, blob) {
 		return false
 	}
 	normalise(dst)
-	v.quantise(r)
+	if v.quantised() {
+		v.quantise(r, dst)
+	}
 	v.mark(r)
 	return true
 }
 
-// copyRow stores a vector at row r (one moving with its rewritten chunk).
-func (v *vecSlab) copyRow(r int32, from []float32) {
-	copy(v.row(r), from)
-	v.quantise(r)
+// set stores a normalised vector at row r.
+func (v *vecSlab) set(r int32, vec []float32) {
+	if v.quantised() {
+		v.quantise(r, vec)
+	} else {
+		copy(v.row(r), vec)
+	}
+	v.mark(r)
+}
+
+// copyRow stores row from of src at row r (a vector moving with its
+// rewritten chunk, or kept by a compaction); src may be v.
+func (v *vecSlab) copyRow(r int32, src *vecSlab, from int32) {
+	if v.quantised() {
+		copy(v.row8(r), src.row8(from))
+		v.scale[r/slabBlock][r%slabBlock] = src.scale[from/slabBlock][from%slabBlock]
+	} else {
+		copy(v.row(r), src.row(from))
+	}
 	v.mark(r)
 }
 
@@ -117,13 +147,9 @@ func (v *vecSlab) drop(r int32) {
 	}
 }
 
-// quantise fills row r's int8 copy: symmetric, scaled to the row's
+// quantise stores f as row r's int8 copy: symmetric, scaled to the row's
 // largest component.
-func (v *vecSlab) quantise(r int32) {
-	if v.i8 == nil {
-		return
-	}
-	f := v.row(r)
+func (v *vecSlab) quantise(r int32, f []float32) {
 	var m float32
 	for _, x := range f {
 		m = max(m, abs32(x))
@@ -146,14 +172,11 @@ func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) 
 
 // compact keeps the rows whose remap is >= 0, renumbered.
 func (v *vecSlab) compact(remap []int32, live int) *vecSlab {
-	out := &vecSlab{dims: v.dims}
-	if v.i8 != nil {
-		out.useInt8()
-	}
+	out := newVecSlabOf(v.dims, v.quantised())
 	out.grow(live)
 	for r, nr := range remap {
 		if nr >= 0 && v.has.has(int32(r)) {
-			out.copyRow(nr, v.row(int32(r)))
+			out.copyRow(nr, v, int32(r))
 		}
 	}
 	return out
@@ -167,20 +190,30 @@ const (
 )
 
 // search ranks the rows of pool that have a vector by cosine similarity to
-// q (normalised, len dims) and returns the best k.
+// q (normalised, len dims). A float slab returns the best k, exactly. A
+// quantised one returns the candidates for them, unordered and scored
+// approximately, for rescoreRows.
 func (v *vecSlab) search(pool bitset, q []float32, k int) []scored {
-	if v.i8 == nil {
+	if !v.quantised() {
 		return v.scanFloat(pool, q, k)
 	}
-	cand := v.scanInt8(pool, q, max(k*rescoreFactor, rescoreMin))
+	return v.scanInt8(pool, q, max(k*rescoreFactor, rescoreMin))
+}
+
+// rescoreRows ranks candidates on their float vectors (vec gives a row's,
+// normalised; false when it is gone) and returns the best k, ordered as
+// the float scan orders them.
+func rescoreRows(cands []scored, q []float32, k int, vec func(row int32) ([]float32, bool)) []scored {
 	top := newTopK(k)
-	for _, c := range cand {
-		top.push(scored{row: c.row, score: dot(v.row(c.row), q)})
+	for _, c := range cands {
+		if f, ok := vec(c.row); ok {
+			top.push(scored{row: c.row, score: dot(f, q)})
+		}
 	}
 	return top.sorted()
 }
 
-// scanFloat is the exact scan, for CPUs without the int8 kernel.
+// scanFloat is the exact scan of a float slab.
 func (v *vecSlab) scanFloat(pool bitset, q []float32, k int) []scored {
 	top := newTopK(k)
 	for wi := range min(len(pool), len(v.has)) {

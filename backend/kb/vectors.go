@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -276,4 +277,53 @@ func (m Models) String() string {
 		return fmt.Sprintf("filling in %s (%d dims)", m.Target.ID, m.Target.Dims)
 	}
 	return fmt.Sprintf("%s (%d dims), switching to %s (%d dims)", m.Active.ID, m.Active.Dims, m.Target.ID, m.Target.Dims)
+}
+
+// rescore ranks dense candidates (index rows with their chunk ids) on the
+// float vectors of vm that the store holds and returns the best k, best
+// first. A candidate whose vector is gone since the index synced (its
+// chunk deleted or rewritten) is left out.
+func (s *Store) rescore(ctx context.Context, vm ModelInfo, q []float32, cands []scored, ids []int64, k int) ([]scored, []int64, error) {
+	if len(cands) == 0 {
+		return nil, nil, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, vm.ID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN (?`+
+		strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	vecs := make(map[int64][]float32, len(ids))
+	var blob sql.RawBytes
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, nil, err
+		}
+		v := make([]float32, vm.Dims)
+		if decodeVectorInto(v, blob) {
+			vecs[id] = normalise(v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	idOf := make(map[int32]int64, len(cands))
+	for i, c := range cands {
+		idOf[c.row] = ids[i]
+	}
+	top := rescoreRows(cands, q, k, func(r int32) ([]float32, bool) {
+		v, ok := vecs[idOf[r]]
+		return v, ok
+	})
+	outIDs := make([]int64, len(top))
+	for i, t := range top {
+		outIDs[i] = idOf[t.row]
+	}
+	return top, outIDs, nil
 }

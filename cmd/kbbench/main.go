@@ -4,22 +4,33 @@
 // `jarvis-cli kb search` (its benchmark builds a store with this package).
 //
 //	kbbench build -dir DIR -chunks 60000 -dims 384
-//	kbbench hold  -dir DIR -dims 384 -queries 200
+//	kbbench hold  -dir DIR -dims 384 -queries 200 [-embedder DIR -reranker DIR -model ID]
+//	kbbench vault -dir VAULT -notes 20000
+//	kbbench fill  -dir DIR -dims 384 -model ID
 //
 // The text and vectors come from backend/kb/synth; nothing is read from
-// disk but the store.
+// disk but the store. With -embedder and -reranker (model folders, e.g.
+// the real-shape graphs of embed/embedtest), hold loads them as the window
+// does and runs every query through them: the query vectors are then the
+// graph's (matched against the synth vectors, so the ranking means
+// nothing), but the time and the memory are those of a process holding
+// both models.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/daemon"
+	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kb/synth"
 )
@@ -34,6 +45,11 @@ func main() {
 	chunks := fs.Int("chunks", 60_000, "chunks to generate (three per note)")
 	dims := fs.Int("dims", 384, "vector dimensions (0: keyword only)")
 	queries := fs.Int("queries", 200, "searches to run while holding")
+	embedDir := fs.String("embedder", "", "hold: an embedding model folder to embed the queries with")
+	rerankDir := fs.String("reranker", "", "hold: a reranker model folder to rerank with")
+	notes := fs.Int("notes", 20_000, "vault: notes to write (three generated passages each)")
+	modelID := fs.String("model", "", "fill: the model id the generated vectors are stored under; hold: the id the store's vectors have (default synth)")
+	embedDocs := fs.Int("embed-docs", 0, "hold: chunks to embed with -embedder before searching (as a backfill in the process would)")
 	fs.Parse(os.Args[2:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "-dir is required")
@@ -43,8 +59,12 @@ func main() {
 	switch os.Args[1] {
 	case "build":
 		err = Build(*dir, *chunks, *dims)
+	case "vault":
+		err = writeVault(*dir, *notes)
+	case "fill":
+		err = fill(*dir, *modelID, *dims)
 	case "hold":
-		err = hold(*dir, *dims, *queries)
+		err = hold(*dir, *dims, *queries, *embedDir, *rerankDir, *modelID, *embedDocs)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -100,6 +120,65 @@ func Build(dir string, n, dims int) error {
 	return nil
 }
 
+// writeVault writes n Markdown notes of three generated passages each
+// (about 3,000 characters: three chunks), in 100 folders, for measurements
+// of the real processes on a vault of that size.
+func writeVault(dir string, n int) error {
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntags: [gen%d]\n---\n# %s\n", i%20, corpus.Doc(3*i).Title)
+		for j := range 3 {
+			d := corpus.Doc(3*i + j)
+			fmt.Fprintf(&b, "\n## %s\n\n%s\n", d.Title, d.Body)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill gives every chunk waiting for a vector of model id a generated one
+// (what a backfill with that model would store, minus the inference), so a
+// store indexed by keyword can be measured as fully embedded.
+func fill(dir, id string, dims int) error {
+	if id == "" || dims <= 0 {
+		return fmt.Errorf("fill needs -model and -dims")
+	}
+	s, err := kb.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := kb.Backfill(context.Background(), s, hashEmbedder{kb.ModelInfo{ID: id, Dims: dims}}, kb.BackfillOptions{Wait: true})
+	fmt.Printf("filled %d chunks\n", res.Embedded)
+	return err
+}
+
+// hashEmbedder makes a text's vector from its hash: the topic spread of a
+// real model is not needed to measure time and memory.
+type hashEmbedder struct{ info kb.ModelInfo }
+
+func (h hashEmbedder) Info() kb.ModelInfo { return h.info }
+func (h hashEmbedder) Backend() string    { return "synth" }
+func (h hashEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	v, err := h.EmbedDocuments(ctx, []string{q})
+	return v[0], err
+}
+func (h hashEmbedder) EmbedDocuments(_ context.Context, ts []string) ([][]float32, error) {
+	out := make([][]float32, len(ts))
+	for i, t := range ts {
+		f := fnv.New64a()
+		f.Write([]byte(t))
+		out[i] = corpus.QueryVector(int(f.Sum64()%1_000_000), h.info.Dims)
+	}
+	return out, nil
+}
+
 // embedder hands out the generated vectors: the chunks' in order while
 // building, a query's by its position in the query list.
 type embedder struct {
@@ -117,9 +196,20 @@ func (e *embedder) EmbedQuery(_ context.Context, q string) ([]float32, error) {
 	return corpus.QueryVector(e.queries[q], e.dims), nil
 }
 
+// modelEmbedder embeds queries with a loaded model but presents itself as
+// the model the store's vectors belong to (synth, or -model), so they are
+// the ones searched.
+type modelEmbedder struct {
+	kb.Embedder
+	info kb.ModelInfo
+}
+
+func (m modelEmbedder) Info() kb.ModelInfo { return m.info }
+
 // hold opens the store like the window or the tray does (index loaded with
 // the vectors), runs hybrid searches, and reports time and memory.
-func hold(dir string, dims, nq int) error {
+func hold(dir string, dims, nq int, embedDir, rerankDir, modelID string, embedDocs int) error {
+	daemon.KeepHeapTight() // as the window and the tray do
 	start := time.Now()
 	s, err := kb.Open(dir)
 	if err != nil {
@@ -135,7 +225,50 @@ func hold(dir string, dims, nq int) error {
 	if dims > 0 {
 		e = emb
 	}
-	sr := kb.NewSearcher(s, kb.SearchOptions{Hybrid: true, RerankTopN: 25}, nil, e)
+	var rr kb.Reranker
+	if embedDir != "" || rerankDir != "" {
+		rt, err := embed.NewRuntime()
+		if err != nil {
+			return err
+		}
+		defer rt.Close()
+		fmt.Printf("inference: %s\n", rt.Detail())
+		if embedDir != "" {
+			m, err := rt.Embedder(embed.EmbedderOptions{ID: "hold", Dir: embedDir})
+			if err != nil {
+				return err
+			}
+			if m.Info().Dims != dims {
+				return fmt.Errorf("the embedder gives %d dimensions, the store holds %d", m.Info().Dims, dims)
+			}
+			info := Model(dims)
+			if modelID != "" {
+				info.ID = modelID
+			}
+			e = modelEmbedder{Embedder: m, info: info}
+			if embedDocs > 0 {
+				t := time.Now()
+				for lo := 0; lo < embedDocs; lo += 64 { // the backfill's batch
+					var texts []string
+					for i := lo; i < min(lo+64, embedDocs); i++ {
+						d := corpus.Doc(i)
+						texts = append(texts, d.Title+"\n"+d.Body)
+					}
+					if _, err := m.EmbedDocuments(context.Background(), texts); err != nil {
+						return err
+					}
+				}
+				fmt.Printf("embedded %d chunks: %.1f chunks/s\n", embedDocs, float64(embedDocs)/time.Since(t).Seconds())
+			}
+		}
+		if rerankDir != "" {
+			if rr, err = rt.Reranker(rerankDir); err != nil {
+				return err
+			}
+		}
+		printMemory("models loaded")
+	}
+	sr := kb.NewSearcher(s, kb.SearchOptions{Hybrid: true, RerankTopN: 25}, rr, e)
 	qs := corpus.Queries(nq, total)
 	for i, q := range qs {
 		emb.queries[q] = i
@@ -151,6 +284,7 @@ func hold(dir string, dims, nq int) error {
 		}
 		if i == 0 {
 			fmt.Printf("first search (opens and loads the index): %s\n", time.Since(t).Round(time.Millisecond))
+			printMemory("after the first search")
 			continue
 		}
 		mode = res.Mode
@@ -163,12 +297,24 @@ func hold(dir string, dims, nq int) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("go heap in use after GC: %d MB; heap sys %d MB; total sys %d MB\n", ms.HeapInuse>>20, ms.HeapSys>>20, ms.Sys>>20)
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "VmRSS") || strings.HasPrefix(line, "VmHWM") {
-				fmt.Println(strings.Join(strings.Fields(line), " "))
-			}
+	printMemory(fmt.Sprintf("after %d searches", len(qs)))
+	return nil
+}
+
+// printMemory prints the process's resident memory now and its peak.
+func printMemory(when string) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	var parts []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS") || strings.HasPrefix(line, "VmHWM") {
+			parts = append(parts, strings.Join(strings.Fields(line), " "))
 		}
 	}
-	return nil
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	parts = append(parts, fmt.Sprintf("Go heap in use %d MB, held %d MB", ms.HeapInuse>>20, (ms.HeapSys-ms.HeapReleased)>>20))
+	fmt.Printf("memory %s: %s\n", when, strings.Join(parts, "; "))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/priority"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -343,6 +344,10 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit) {
 func embedPending(ctx context.Context, io *iostreams.IO, e *engine.Engine) error {
 	if e.Embedder() == nil {
 		return noModel(ctx, e)
+	}
+	// A long run: searches in the window, which share the CPU, come first.
+	if err := priority.Lower(); err != nil {
+		fmt.Fprintf(io.Err, "warning: cannot lower the embedding's priority: %v\n", err)
 	}
 	start := time.Now()
 	var last time.Time

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
+	"github.com/jarvis-kb/jarvis/backend/priority"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -66,6 +67,10 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			daemon.KeepHeapTight()
+			if err := priority.Lower(); err != nil { // background work: the window's searches come first
+				slog.Logf("cannot lower the scheduler's priority: %v", err)
+			}
 			bg := &daemon.Background{Svc: svc, Watch: true} // live vault watch and embedding backfill
 			bg.Start()
 			go bg.Run(ctx)

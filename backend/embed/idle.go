@@ -1,0 +1,121 @@
+package embed
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// idleEncoder is an ONNX Runtime model that lets go of its session — the
+// weights and the activation arena, most of a window's memory — once it has
+// been unused for idle, and opens it again on the next run (the way Ollama
+// unloads a model after its keep-alive). A run never waits for a release:
+// the session goes only when no run holds it.
+type idleEncoder struct {
+	open func() (*ortEncoder, error)
+	idle time.Duration // 0: never released
+
+	mu     sync.Mutex
+	enc    *ortEncoder // nil while released
+	busy   int         // runs holding enc
+	last   time.Time   // when the last run ended
+	timer  *time.Timer
+	loads  int // sessions opened, the first included
+	closed bool
+}
+
+// newIdleEncoder opens the session at once (a broken model fails at load,
+// not on first use).
+func newIdleEncoder(idle time.Duration, open func() (*ortEncoder, error)) (*idleEncoder, error) {
+	e := &idleEncoder{open: open, idle: idle}
+	enc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	e.enc, e.loads, e.last = enc, 1, time.Now()
+	e.arm()
+	return e, nil
+}
+
+func (e *idleEncoder) run(b *paddedBatch) (graphOutput, error) {
+	enc, err := e.acquire()
+	if err != nil {
+		return graphOutput{}, err
+	}
+	defer e.done()
+	return enc.run(b)
+}
+
+func (e *idleEncoder) acquire() (*ortEncoder, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("the model was closed with its runtime")
+	}
+	if e.enc == nil {
+		enc, err := e.open()
+		if err != nil {
+			return nil, err
+		}
+		e.enc = enc
+		e.loads++
+	}
+	e.busy++
+	return e.enc, nil
+}
+
+func (e *idleEncoder) done() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.busy--
+	e.last = time.Now()
+	e.arm()
+}
+
+// arm (re)starts the idle timer. Caller holds e.mu.
+func (e *idleEncoder) arm() {
+	if e.idle <= 0 || e.busy > 0 || e.closed {
+		return
+	}
+	if e.timer == nil {
+		e.timer = time.AfterFunc(e.idle, e.expire)
+	} else {
+		e.timer.Reset(e.idle)
+	}
+}
+
+// expire releases the session if it is still idle (a run may have started
+// and ended since the timer was set: it re-armed it).
+func (e *idleEncoder) expire() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.enc == nil || e.busy > 0 || e.closed || time.Since(e.last) < e.idle {
+		return
+	}
+	if err := e.enc.close(); err == nil {
+		e.enc = nil
+		releaseFreedMemory()
+	}
+}
+
+// resident says whether the session is open, and how many were opened.
+func (e *idleEncoder) resident() (open bool, loads int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.enc != nil, e.loads
+}
+
+func (e *idleEncoder) close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	if e.enc == nil {
+		return nil
+	}
+	err := e.enc.close()
+	e.enc = nil
+	return err
+}

@@ -1,0 +1,104 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+)
+
+// An idle model lets go of its ONNX Runtime session and opens it again on
+// the next use, with the same results; runs in flight keep it open.
+func TestIdleModelReleasesAndReloads(t *testing.T) {
+	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: 50 * time.Millisecond})
+	if err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatalf("ONNX Runtime is required here: %v", err)
+		}
+		t.Skipf("ONNX Runtime not installed (%v)", err)
+	}
+	defer rt.Close()
+	texts := []string{"tomato plants need sun", "attention over tokens", "sun and tokens"}
+	dir := t.TempDir()
+	if err := embedtest.WriteEmbedder(dir, embedtest.Words(texts...)); err != nil {
+		t.Fatal(err)
+	}
+	e, err := rt.Embedder(EmbedderOptions{ID: "bow", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	want, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := e.enc.(*idleEncoder)
+	released := func() bool {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if open, _ := enc.resident(); !open {
+				return true
+			}
+		}
+		return false
+	}
+	if !released() {
+		t.Fatal("the session is still open long after the idle time")
+	}
+	got, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("text %d after the reload: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if open, loads := enc.resident(); !open || loads != 2 {
+		t.Fatalf("after the reload: open %v, %d sessions opened (want open, 2)", open, loads)
+	}
+
+	// Bursts of concurrent runs with idle gaps between them: no run fails
+	// or sees another result, and each gap releases the session.
+	for burst := range 3 {
+		var wg sync.WaitGroup
+		errc := make(chan error, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5 {
+					v, err := e.EmbedDocuments(ctx, texts)
+					if err == nil && !slices.Equal(v[1], want[1]) {
+						err = errors.New("a run gave another vector than before the release")
+					}
+					if err != nil {
+						errc <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Fatalf("burst %d: %v", burst, err)
+		}
+		if !released() {
+			t.Fatalf("not released after burst %d", burst)
+		}
+	}
+	if _, loads := enc.resident(); loads < 4 {
+		t.Fatalf("%d sessions opened; want at least 4 (load, reload, one per burst after the first)", loads)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.EmbedDocuments(ctx, texts); err == nil {
+		t.Fatal("a run after the runtime closed reopened the model")
+	}
+}
