@@ -82,7 +82,8 @@ func privateBus(t *testing.T) string {
 		}
 		t.Skip("dbus-daemon not installed")
 	}
-	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address")
+	// The socket goes in the test's temp dir (by default it is left in /tmp).
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=unix:dir="+t.TempDir(), "--print-address")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

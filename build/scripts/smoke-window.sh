@@ -27,12 +27,12 @@ waitfile() { for _ in $(seq 1 50); do [ -s "$1" ] && return 0; sleep 0.2; done; 
 
 # Xvfb picks a free display itself and says which (-displayfd), so parallel
 # runs never collide; the bus is ours alone, so GTK and WebKit never
-# autolaunch one that would outlive the test.
+# autolaunch one that would outlive the test, and its socket lives in $work.
 Xvfb -displayfd 3 -screen 0 1280x860x24 -nolisten tcp 3>"$work/display" >/dev/null 2>&1 &
 pids+=($!)
 waitfile "$work/display" || fail "Xvfb did not start"
 export DISPLAY=":$(head -1 "$work/display")"
-dbus-daemon --session --nofork --nopidfile --print-address=3 3>"$work/bus" >/dev/null 2>&1 &
+dbus-daemon --session --nofork --nopidfile --address="unix:dir=$work" --print-address=3 3>"$work/bus" >/dev/null 2>&1 &
 pids+=($!)
 waitfile "$work/bus" || fail "dbus-daemon did not start"
 export DBUS_SESSION_BUS_ADDRESS="$(head -1 "$work/bus")"
