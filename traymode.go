@@ -55,9 +55,13 @@ func runTray(cfg *config.Config) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	// The tray is all background work: it yields the CPU to the window.
+	// Only its session's group is lowered, never its threads, which the
+	// window it opens would inherit.
 	daemon.KeepHeapTight()
-	if err := priority.Lower(); err != nil {
+	if lowered, err := priority.LowerSession(); err != nil {
 		slog.Logf("cannot lower the tray's priority: %v", err)
+	} else if !lowered {
+		slog.Logf("the tray shares its session with other programs (or the kernel has no session groups): it runs at normal priority")
 	}
 	// The live vault watcher and the embedding backfill run beside the
 	// scheduler for as long as the tray lives.

@@ -99,7 +99,11 @@ func (b *Background) watch(ctx context.Context) {
 			b.Changed(res)
 		}
 		b.Kick()
-	}}
+	},
+		// Another process (the window, the tray) may have stored the change
+		// first: its chunks still want vectors, so look anyway.
+		OnSynced: b.Kick,
+	}
 	_ = w.Run(ctx) // returns only when ctx ends; it logs what went wrong on the way
 }
 

@@ -318,6 +318,11 @@ func TestWindowYieldsTheBackfillToTheTray(t *testing.T) {
 	}
 	var trayRunning atomic.Bool
 	trayRunning.Store(true)
+	if s, err := kb.Open(cfg.RAG.Dir); err != nil { // the store exists before both open it
+		t.Fatal(err)
+	} else {
+		s.Close()
+	}
 	stopTray := run("tray", nil)
 	stopWindow := run("window", trayRunning.Load)
 	defer stopWindow()

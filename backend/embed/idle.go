@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
 // idleEncoder is an ONNX Runtime model that lets go of its session — the
@@ -92,10 +94,13 @@ func (e *idleEncoder) expire() {
 	if e.enc == nil || e.busy > 0 || e.closed || time.Since(e.last) < e.idle {
 		return
 	}
-	if err := e.enc.close(); err == nil {
-		e.enc = nil
-		releaseFreedMemory()
+	// The session is unusable after a close, failed or not: the next run
+	// opens a new one.
+	if err := e.enc.close(); err != nil {
+		logs.L().Warn("closing an idle model's session", "err", err)
 	}
+	e.enc = nil
+	releaseFreedMemory()
 }
 
 // resident says whether the session is open, and how many were opened.

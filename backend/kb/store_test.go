@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -326,5 +327,41 @@ func TestRescoreReadsTheStoresVectors(t *testing.T) {
 	}
 	if _, got, err = s.rescore(ctx, model, q, cands, ids, 3); err != nil || !slices.Equal(got, []int64{ids[0], ids[2]}) {
 		t.Fatalf("after the delete: %v, %v (want %v)", got, err, []int64{ids[0], ids[2]})
+	}
+}
+
+// More candidates than one query may bind are read in slices; vectors of
+// another model are never read.
+func TestRescoreManyCandidatesOfTheSearchedModelOnly(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	const n = 2*rescoreBatch + 500
+	chunks := make([]Chunk, n)
+	for i := range chunks {
+		a := float64(i) / n * math.Pi / 2
+		chunks[i] = note(fmt.Sprintf("n%d.md", i), "x", Public, []float32{float32(math.Cos(a)), float32(math.Sin(a)), 0})
+	}
+	commitVecs(t, s, chunks, nil)
+	ix := s.Index()
+	if err := ix.Sync(ctx, s, model); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	cands := make([]scored, 0, n)
+	for r := range ix.rows {
+		cands = append(cands, scored{row: int32(r)})
+	}
+	ids := ix.ids(cands)
+	ix.mu.RUnlock()
+	q := []float32{0, 1, 0} // nearest: the last chunks written
+	_, got, err := s.rescore(ctx, model, q, cands, ids, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{ids[n-1], ids[n-2], ids[n-3]}; !slices.Equal(got, want) {
+		t.Fatalf("rescored %v, want %v", got, want)
+	}
+	if _, got, err = s.rescore(ctx, ModelInfo{ID: "another", Dims: 3}, q, cands, ids, 3); err != nil || len(got) != 0 {
+		t.Fatalf("another model's rescoring read %v, %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -287,31 +288,11 @@ func (s *Store) rescore(ctx context.Context, vm ModelInfo, q []float32, cands []
 	if len(cands) == 0 {
 		return nil, nil, nil
 	}
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, vm.ID)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN (?`+
-		strings.Repeat(",?", len(ids)-1)+`)`, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
 	vecs := make(map[int64][]float32, len(ids))
-	var blob sql.RawBytes
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id, &blob); err != nil {
+	for part := range slices.Chunk(ids, rescoreBatch) {
+		if err := s.readVectors(ctx, vm, part, vecs); err != nil {
 			return nil, nil, err
 		}
-		v := make([]float32, vm.Dims)
-		if decodeVectorInto(v, blob) {
-			vecs[id] = normalise(v)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
 	}
 	idOf := make(map[int32]int64, len(cands))
 	for i, c := range cands {
@@ -326,4 +307,35 @@ func (s *Store) rescore(ctx context.Context, vm ModelInfo, q []float32, cands []
 		outIDs[i] = idOf[t.row]
 	}
 	return top, outIDs, nil
+}
+
+// rescoreBatch keeps one query's variables far below SQLite's limit (32,766)
+// however many candidates a search asks for.
+const rescoreBatch = 2000
+
+// readVectors adds the normalised vectors of vm for ids to vecs.
+func (s *Store) readVectors(ctx context.Context, vm ModelInfo, ids []int64, vecs map[int64][]float32) error {
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, vm.ID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN (?`+
+		strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var blob sql.RawBytes
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &blob); err != nil {
+			return err
+		}
+		v := make([]float32, vm.Dims)
+		if decodeVectorInto(v, blob) {
+			vecs[id] = normalise(v)
+		}
+	}
+	return rows.Err()
 }

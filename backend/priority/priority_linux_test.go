@@ -1,11 +1,14 @@
 package priority
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -75,11 +78,60 @@ func TestLowerReachesEveryThreadAndNewOnes(t *testing.T) {
 		t.Fatalf("no thread was started after Lower (before %v, after %v)", before, nices)
 	}
 	for tid, n := range nices {
-		if n != BackgroundNice {
-			t.Fatalf("thread %s runs at nice %d, want %d (all: %v)", tid, n, BackgroundNice, nices)
+		if n < BackgroundNice { // a test runner already niced further keeps its value
+			t.Fatalf("thread %s runs at nice %d, want at least %d (all: %v)", tid, n, BackgroundNice, nices)
 		}
 	}
 	if err := Lower(); err != nil { // again: nothing to change, no error
 		t.Fatal(err)
+	}
+}
+
+// A process leading its own session (the tray) lowers its session's
+// scheduling group and no thread; a window it starts in a new session
+// keeps normal priority. Runs in a child started in a new session.
+func TestLowerSessionLeavesThreadsAndNewSessionsAlone(t *testing.T) {
+	if os.Getenv("PRIORITY_SESSION_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestLowerSessionLeavesThreadsAndNewSessionsAlone$", "-test.v")
+		cmd.Env = append(os.Environ(), "PRIORITY_SESSION_CHILD=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	before := threadNices(t)
+	done, err := LowerSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	group, err := os.ReadFile("/proc/self/autogroup")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if done {
+			t.Fatal("reported lowered on a kernel without autogroups")
+		}
+	case err != nil:
+		t.Fatal(err)
+	case !done || !strings.HasSuffix(strings.TrimSpace(string(group)), "nice "+strconv.Itoa(BackgroundNice)):
+		t.Fatalf("leading its session: done %v, group %q", done, group)
+	}
+	base := before[strconv.Itoa(os.Getpid())] // the niceness the test was started with
+	for tid, n := range threadNices(t) {
+		if n != base {
+			t.Fatalf("thread %s runs at nice %d; the process's threads were at %d", tid, n, base)
+		}
+	}
+	// What the tray's "Open Jarvis" does: a detached child in a new session.
+	win := exec.Command("sh", "-c", "cat /proc/self/autogroup 2>/dev/null; cut -d' ' -f19 /proc/self/stat")
+	win.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := win.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Fields(string(out)) // ["/autogroup-N" "nice" "0"] and the thread's nice
+	if fields[len(fields)-1] != strconv.Itoa(base) || len(fields) == 4 && fields[2] != "0" {
+		t.Fatalf("the new session's process runs lowered: %q (started at nice %d)", out, base)
 	}
 }

@@ -2,5 +2,8 @@
 
 package priority
 
+// LowerSession does nothing where Jarvis has no way to lower the priority.
+func LowerSession() (bool, error) { return false, nil }
+
 // Lower does nothing where Jarvis has no way to lower the priority.
 func Lower() error { return nil }

@@ -39,6 +39,10 @@ type Watcher struct {
 	// OnChange is told what each sync did (to start the backfill, to tell
 	// the window); it runs on the watcher's goroutine.
 	OnChange func(vault.Result)
+	// OnSynced is told after every sync, even one that found the changes
+	// already stored by another process watching the same vault (the
+	// other process's chunks may still wait for their vectors).
+	OnSynced func()
 	Log      func(format string, args ...any)
 }
 
@@ -242,5 +246,8 @@ func (w *Watcher) sync(ctx context.Context, paths []string, full bool) {
 	}
 	if w.OnChange != nil && total.Added+total.Updated+total.Deleted+total.Reclassified > 0 {
 		w.OnChange(total)
+	}
+	if w.OnSynced != nil && (full || len(paths) > 0) {
+		w.OnSynced()
 	}
 }
