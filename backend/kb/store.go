@@ -183,9 +183,38 @@ func (s *Store) version(ctx context.Context, q rowQuerier) (int, error) {
 	return strconv.Atoi(v)
 }
 
+// openWait bounds how long opening waits for other processes creating the
+// same new store.
+const openWait = 10 * time.Second
+
+// firstVersion is the first statement on the store. On a new file, each
+// connection's first statement switches it to WAL, which needs the file to
+// itself for a moment, and SQLite answers BUSY at once there instead of
+// waiting out the busy timeout: several processes opening a new store
+// together retry briefly.
+func (s *Store) firstVersion(ctx context.Context) (int, error) {
+	deadline := time.Now().Add(openWait)
+	for {
+		v, err := s.version(ctx, s.db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED)
+}
+
 func (s *Store) init(ctx context.Context) error {
 	const op = "kb.Open"
-	v, err := s.version(ctx, s.db)
+	v, err := s.firstVersion(ctx)
 	if err != nil {
 		return errs.Wrapf(errs.RAG, op, err, "cannot read %s", s.path)
 	}
@@ -244,8 +273,7 @@ func (s *Store) txErr(op string, err error) error {
 	if errors.As(err, &de) {
 		return err
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED) {
+	if isBusy(err) {
 		return errs.WithHint(errs.Wrapf(errs.Conflict, op, err, "another Jarvis process kept the knowledge base busy for more than %s", WriteWait),
 			"try again; if it keeps happening, check `jarvis-cli sync status` for a stuck job")
 	}
