@@ -161,7 +161,7 @@ func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
 	}
 	if r.backend == BackendORT {
 		threads := r.threads
-		e, err := newIdleEncoder(r.idle, func() (*ortEncoder, error) { return newORTEncoder(graph, threads) })
+		e, err := newIdleEncoder(graph, r.idle, func() (*ortEncoder, error) { return newORTEncoder(graph, threads) })
 		if err != nil {
 			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
 		}

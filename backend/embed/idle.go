@@ -2,9 +2,11 @@ package embed
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
@@ -14,8 +16,10 @@ import (
 // unloads a model after its keep-alive). A run never waits for a release:
 // the session goes only when no run holds it.
 type idleEncoder struct {
-	open func() (*ortEncoder, error)
-	idle time.Duration // 0: never released
+	open   func() (*ortEncoder, error)
+	idle   time.Duration // 0: never released
+	graph  string
+	loaded os.FileInfo // the graph file first opened; a reopen refuses another
 
 	mu     sync.Mutex
 	enc    *ortEncoder // nil while released
@@ -28,8 +32,12 @@ type idleEncoder struct {
 
 // newIdleEncoder opens the session at once (a broken model fails at load,
 // not on first use).
-func newIdleEncoder(idle time.Duration, open func() (*ortEncoder, error)) (*idleEncoder, error) {
-	e := &idleEncoder{open: open, idle: idle}
+func newIdleEncoder(graph string, idle time.Duration, open func() (*ortEncoder, error)) (*idleEncoder, error) {
+	fi, err := os.Stat(graph)
+	if err != nil {
+		return nil, err
+	}
+	e := &idleEncoder{open: open, idle: idle, graph: graph, loaded: fi}
 	enc, err := open()
 	if err != nil {
 		return nil, err
@@ -55,6 +63,9 @@ func (e *idleEncoder) acquire() (*ortEncoder, error) {
 		return nil, errors.New("the model was closed with its runtime")
 	}
 	if e.enc == nil {
+		if err := e.sameGraph(); err != nil {
+			return nil, err
+		}
 		enc, err := e.open()
 		if err != nil {
 			return nil, err
@@ -64,6 +75,19 @@ func (e *idleEncoder) acquire() (*ortEncoder, error) {
 	}
 	e.busy++
 	return e.enc, nil
+}
+
+// sameGraph refuses to reopen a graph replaced since the first load (a
+// model reinstalled under the same id): the tokenizer, id and width in use
+// are the first file's, and vectors of two versions must not mix in the
+// store.
+func (e *idleEncoder) sameGraph() error {
+	fi, err := os.Stat(e.graph)
+	if err == nil && os.SameFile(fi, e.loaded) && fi.Size() == e.loaded.Size() && fi.ModTime().Equal(e.loaded.ModTime()) {
+		return nil
+	}
+	return errs.WithHint(errs.New(errs.RAG, "embed.Run", "the model file %s changed since it was loaded", e.graph),
+		"restart Jarvis to load the new model files")
 }
 
 func (e *idleEncoder) done() {

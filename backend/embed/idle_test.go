@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
 // An idle model lets go of its ONNX Runtime session and opens it again on
@@ -100,5 +102,45 @@ func TestIdleModelReleasesAndReloads(t *testing.T) {
 	}
 	if _, err := e.EmbedDocuments(ctx, texts); err == nil {
 		t.Fatal("a run after the runtime closed reopened the model")
+	}
+}
+
+// A model file replaced while the session was released (a reinstall under
+// the same id) is not reopened: the error says to restart, rather than
+// vectors of two versions mixing in the store.
+func TestIdleModelRefusesAReplacedFile(t *testing.T) {
+	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: 20 * time.Millisecond})
+	if err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatalf("ONNX Runtime is required here: %v", err)
+		}
+		t.Skipf("ONNX Runtime not installed (%v)", err)
+	}
+	defer rt.Close()
+	dir := t.TempDir()
+	if err := embedtest.WriteEmbedder(dir, embedtest.Words("tomato plants need sun")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := rt.Embedder(EmbedderOptions{ID: "bow", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := e.enc.(*idleEncoder)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if open, _ := enc.resident(); !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not released")
+		}
+	}
+	later := time.Now().Add(time.Minute) // a reinstall: another file, another time
+	if err := embedtest.WriteEmbedder(dir, embedtest.Words("tomato plants need sun and water")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(enc.graph, later, later)
+	_, err = e.EmbedQuery(context.Background(), "sun")
+	if !errs.Is(err, errs.RAG) || !strings.Contains(err.Error(), "changed since it was loaded") {
+		t.Fatalf("a replaced model file was reopened: %v", err)
 	}
 }
