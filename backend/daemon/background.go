@@ -98,10 +98,10 @@ func (b *Background) watch(ctx context.Context) {
 		if b.Changed != nil {
 			b.Changed(res)
 		}
-		b.Kick()
 	},
-		// Another process (the window, the tray) may have stored the change
-		// first: its chunks still want vectors, so look anyway.
+		// After every sync, also one that found the change already stored
+		// by another process (the window, the tray): its chunks may still
+		// want vectors.
 		OnSynced: b.Kick,
 	}
 	_ = w.Run(ctx) // returns only when ctx ends; it logs what went wrong on the way

@@ -14,17 +14,24 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
-// An idle model lets go of its ONNX Runtime session and opens it again on
-// the next use, with the same results; runs in flight keep it open.
-func TestIdleModelReleasesAndReloads(t *testing.T) {
-	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: 50 * time.Millisecond})
+// idleRuntime is an ONNX Runtime whose models are released after idle.
+func idleRuntime(t *testing.T, idle time.Duration) *Runtime {
+	t.Helper()
+	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: idle})
 	if err != nil {
 		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
 			t.Fatalf("ONNX Runtime is required here: %v", err)
 		}
 		t.Skipf("ONNX Runtime not installed (%v)", err)
 	}
-	defer rt.Close()
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// An idle model lets go of its ONNX Runtime session and opens it again on
+// the next use, with the same results; runs in flight keep it open.
+func TestIdleModelReleasesAndReloads(t *testing.T) {
+	rt := idleRuntime(t, 50*time.Millisecond)
 	texts := []string{"tomato plants need sun", "attention over tokens", "sun and tokens"}
 	dir := t.TempDir()
 	if err := embedtest.WriteEmbedder(dir, embedtest.Words(texts...)); err != nil {
@@ -109,14 +116,7 @@ func TestIdleModelReleasesAndReloads(t *testing.T) {
 // the same id) is not reopened: the error says to restart, rather than
 // vectors of two versions mixing in the store.
 func TestIdleModelRefusesAReplacedFile(t *testing.T) {
-	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: 20 * time.Millisecond})
-	if err != nil {
-		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
-			t.Fatalf("ONNX Runtime is required here: %v", err)
-		}
-		t.Skipf("ONNX Runtime not installed (%v)", err)
-	}
-	defer rt.Close()
+	rt := idleRuntime(t, 20*time.Millisecond)
 	dir := t.TempDir()
 	if err := embedtest.WriteEmbedder(dir, embedtest.Words("tomato plants need sun")); err != nil {
 		t.Fatal(err)

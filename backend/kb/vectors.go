@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -320,8 +319,7 @@ func (s *Store) readVectors(ctx context.Context, vm ModelInfo, ids []int64, vecs
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN (?`+
-		strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT chunk_id, vector FROM vectors WHERE model = ? AND chunk_id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return err
 	}
