@@ -12,7 +12,7 @@ func (o Options) workspace(cfg *config.Config) (*drafts.Workspace, error) {
 	if o.Drafts != nil {
 		return o.Drafts, nil
 	}
-	return drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	return drafts.Open(cfg.Drafts)
 }
 
 // engine is the knowledge base: the one given (one in-memory index per

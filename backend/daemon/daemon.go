@@ -154,7 +154,7 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 
 // PruneDrafts applies draft retention.
 func (s *Services) PruneDrafts(context.Context) error {
-	ws, err := drafts.New(s.Cfg.Drafts.Dir, s.Cfg.Drafts.Extensions, s.Cfg.Drafts.MaxFileBytes)
+	ws, err := drafts.Open(s.Cfg.Drafts)
 	if err != nil {
 		return err
 	}

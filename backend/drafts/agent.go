@@ -149,7 +149,7 @@ func (a *Agent) ListDrafts(_ context.Context, c Caller) (ToolResult, error) {
 			r.Private = true
 		}
 		n++
-		fmt.Fprintf(&b, "- %s: %q, files %s, main %s, updated %s\n", d.ID, d.Title, strings.Join(d.Files, ", "), d.MainFile, d.UpdatedAt.Format("2006-01-02 15:04"))
+		fmt.Fprintf(&b, "- %s: %q, files %s, main %s, updated %s\n", d.ID, d.Title, strings.Join(d.Files, ", "), d.MainFile, d.LastChange().Format("2006-01-02 15:04"))
 	}
 	if n == 0 {
 		r.Text, r.Summary = "There are no drafts yet.", "no drafts"

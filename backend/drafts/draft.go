@@ -41,6 +41,19 @@ type Meta struct {
 type Draft struct {
 	Meta
 	Files []string `json:"files"`
+	// FilesChanged is the newest modification time of any file in the
+	// folder, whoever wrote it: a draft edited in another editor is as
+	// alive as one edited here.
+	FilesChanged time.Time `json:"files_changed"`
+}
+
+// LastChange is when the draft last changed, through Jarvis or outside
+// it; retention counts from here.
+func (d Draft) LastChange() time.Time {
+	if d.FilesChanged.After(d.UpdatedAt) {
+		return d.FilesChanged
+	}
+	return d.UpdatedAt
 }
 
 // newID names a draft by chance alone: an id travels to models and logs
@@ -74,6 +87,9 @@ func (w *Workspace) Create(title, mainFile, content, visibility, sessionID strin
 		err = w.writeFile(path, []byte(content))
 	}
 	if err == nil {
+		err = w.stamp(path, now)
+	}
+	if err == nil {
 		err = w.writeMeta(meta)
 	}
 	if err != nil {
@@ -95,7 +111,7 @@ func (w *Workspace) AddFile(id, filename, content string) error {
 	if err := w.createExclusive(path, []byte(content)); err != nil {
 		return err
 	}
-	return w.touch(id)
+	return w.touch(id, path)
 }
 
 // Read returns a file's content and hash.
@@ -139,7 +155,7 @@ func (w *Workspace) Save(id, filename, content, expectHash string) (string, erro
 	if err := w.writeFile(path, []byte(content)); err != nil {
 		return "", err
 	}
-	return Hash([]byte(content)), w.touch(id)
+	return Hash([]byte(content)), w.touch(id, path)
 }
 
 // Get returns one draft.
@@ -156,7 +172,7 @@ func (w *Workspace) Get(id string) (*Draft, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, "drafts.Get", err)
 	}
-	d := &Draft{Meta: *meta, Files: []string{}}
+	d := &Draft{Meta: *meta, Files: []string{}, FilesChanged: w.newestFileTime(dir)}
 	for _, e := range entries {
 		if e.Type().IsRegular() && w.checkName(e.Name()) == nil {
 			d.Files = append(d.Files, e.Name())
@@ -183,7 +199,7 @@ func (w *Workspace) List() ([]Draft, error) {
 		}
 		out = append(out, *d)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	sort.Slice(out, func(i, j int) bool { return out[i].LastChange().After(out[j].LastChange()) })
 	return out, nil
 }
 
@@ -246,11 +262,67 @@ func (w *Workspace) writeMeta(m Meta) error {
 	return w.atomicWrite(p, b)
 }
 
-func (w *Workspace) touch(id string) error {
+// touch records a write to path in draft.json.
+func (w *Workspace) touch(id, path string) error {
 	m, err := w.meta(id)
 	if err != nil {
 		return err
 	}
 	m.UpdatedAt = w.now().UTC()
+	if err := w.stamp(path, m.UpdatedAt); err != nil {
+		return err
+	}
 	return w.writeMeta(*m)
+}
+
+// stamp gives a file Jarvis just wrote the workspace clock's time when that
+// clock is injected, so a file's age and draft.json agree in tests that
+// move time; with the real clock the file system's own time stands.
+func (w *Workspace) stamp(path string, t time.Time) error {
+	if w.Now == nil {
+		return nil
+	}
+	if err := os.Chtimes(path, t, t); err != nil {
+		return errs.Wrap(errs.Internal, "drafts.write", err)
+	}
+	return nil
+}
+
+// newestFileTime is the newest modification time of a regular file under a
+// draft's folder, subfolders the user made included. Jarvis's own
+// bookkeeping (draft.json, dot-folders of versions and proposals, temporary
+// files) does not count: reading or reorganising a draft is not editing it.
+// A folder that cannot be walked counts as changed just now, so retention
+// never removes what it could not inspect.
+func (w *Workspace) newestFileTime(dir string) time.Time {
+	var newest time.Time
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == dir {
+			return nil
+		}
+		if strings.HasPrefix(e.Name(), ".") {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() || (filepath.Dir(path) == dir && e.Name() == metaFile) {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+		return nil
+	})
+	if err != nil {
+		return w.now().UTC()
+	}
+	return newest
 }

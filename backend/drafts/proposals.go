@@ -261,5 +261,5 @@ func (w *Workspace) Apply(token string, accepted []int) (string, error) {
 	if err := w.writeFile(path, []byte(updated)); err != nil {
 		return "", err
 	}
-	return Hash([]byte(updated)), w.touch(sp.DraftID)
+	return Hash([]byte(updated)), w.touch(sp.DraftID, path)
 }

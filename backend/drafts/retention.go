@@ -3,12 +3,14 @@ package drafts
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
-// Stale lists drafts untouched for at least days, excluding kept ones. Zero
+// Stale lists drafts whose newest file (or Jarvis's own record of a
+// write) is at least days old, excluding kept ones. Zero
 // days disables retention and returns nothing.
 func (w *Workspace) Stale(days int) ([]Draft, error) {
 	if days <= 0 {
@@ -21,7 +23,7 @@ func (w *Workspace) Stale(days int) ([]Draft, error) {
 	cutoff := w.now().Add(-time.Duration(days) * 24 * time.Hour)
 	var out []Draft
 	for _, d := range all {
-		if !d.Keep && d.UpdatedAt.Before(cutoff) {
+		if !d.Keep && d.LastChange().Before(cutoff) {
 			out = append(out, d)
 		}
 	}
@@ -33,12 +35,29 @@ func (w *Workspace) Stale(days int) ([]Draft, error) {
 // both take draft ids (validated and contained), never caller-supplied
 // paths.
 func (w *Workspace) Prune(days int) ([]string, error) {
+	return w.prune(days, nil)
+}
+
+// PruneListed deletes the drafts among listed that are still stale: what a
+// human was shown and agreed to, minus any draft edited since. A draft that
+// went stale after the listing is left for the next sweep.
+func (w *Workspace) PruneListed(days int, listed []string) ([]string, error) {
+	if len(listed) == 0 {
+		return nil, nil
+	}
+	return w.prune(days, listed)
+}
+
+func (w *Workspace) prune(days int, only []string) ([]string, error) {
 	stale, err := w.Stale(days)
 	if err != nil {
 		return nil, err
 	}
 	var removed []string
 	for _, d := range stale {
+		if only != nil && !slices.Contains(only, d.ID) {
+			continue
+		}
 		if err := w.remove(d.ID, "drafts.Prune"); err != nil {
 			return removed, err
 		}
@@ -80,7 +99,7 @@ func DaysLeft(d Draft, days int, now time.Time) (left int, ok bool) {
 	if days <= 0 || d.Keep {
 		return 0, false
 	}
-	remaining := d.UpdatedAt.Add(time.Duration(days) * 24 * time.Hour).Sub(now)
+	remaining := d.LastChange().Add(time.Duration(days) * 24 * time.Hour).Sub(now)
 	if remaining <= 0 {
 		return 0, true
 	}

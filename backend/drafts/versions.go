@@ -160,5 +160,5 @@ func (w *Workspace) RestoreVersion(id, versionID string) (string, error) {
 	if err := w.writeFile(path, []byte(content)); err != nil {
 		return "", err
 	}
-	return Hash([]byte(content)), w.touch(id)
+	return Hash([]byte(content)), w.touch(id, path)
 }

@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
@@ -251,4 +252,10 @@ func (w *Workspace) createExclusive(path string, data []byte) error {
 
 func errExists(name string) error {
 	return errs.New(errs.Conflict, "drafts.AddFile", "%s already exists in this draft; propose an edit instead", name)
+}
+
+// Open returns the workspace the configuration describes; every binary
+// opens drafts through here so they share one policy.
+func Open(c config.Drafts) (*Workspace, error) {
+	return New(c.Dir, c.Extensions, c.MaxFileBytes)
 }

@@ -230,7 +230,7 @@ func seed(home, llmURL string) error {
 	}
 	// A proposal made by another process before the window opened (as
 	// `jarvis-cli ask` leaves one): the editor lists it on start.
-	ws, err := drafts.New(cfg.Drafts.Dir, cfg.Drafts.Extensions, cfg.Drafts.MaxFileBytes)
+	ws, err := drafts.Open(cfg.Drafts)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/convertcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/draftscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
@@ -55,6 +56,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("kb", kbcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("kb", convertcmd.New(d.IO, d.LoadConfig))
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
+	add("agent", draftscmd.New(d.IO, d.LoadConfig))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))
