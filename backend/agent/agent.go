@@ -59,6 +59,10 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	redact := llm.Redactor(llm.Secrets(cfg, o.Getenv)).Redact
 	a := &Agent{Cfg: cfg, Sessions: &chat.Sessions{Dir: cfg.SessionsDir(), Redact: redact}, Confirm: &chat.Confirmations{}, Drafts: ws,
 		Prompts: prompts.Store{Dir: cfg.PromptsDir()}}
+	// Every prompt is on disk from the first start, to edit in any editor.
+	if err := a.Prompts.Seed(); err != nil {
+		return nil, err
+	}
 	review := o.Review
 	if review == nil {
 		review = func(context.Context, *drafts.Proposal) error { return nil }

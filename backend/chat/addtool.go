@@ -25,14 +25,15 @@ type Papers struct {
 
 // AddDocumentTool is add_document: an arXiv paper (URL or id), a DOI
 // (arXiv's or bioRxiv's) or a local PDF, always public, as a summary
-// (default) or full text — the rules `jarvis-cli kb add` follows too. A duplicate (same
+// or full text, as the user chose — the rules `jarvis-cli kb add` follows too.
+// Without a mode the tool does nothing and asks the model to ask the user. A duplicate (same
 // source or title) returns a question for the user unless allow_duplicate;
 // a same-source re-add then replaces the old entry in the same commit.
 func AddDocumentTool(k *KB, p *Papers) Tool {
 	return Tool{
 		Def: llm.Tool{Name: "add_document", Description: "Add a paper to the knowledge base: an arXiv URL/id, a DOI (arXiv or bioRxiv) or a local PDF path.",
 			Parameters: schema([]string{"source"}, map[string]string{"source": "arXiv URL or id, DOI or doi.org URL, or absolute path of a local PDF",
-				"mode": "summary (default) or full_text", "with_figures": "true to caption figures", "allow_duplicate": "true only after the user agreed to re-add",
+				"mode": "summary or full_text, as the user chose; if they did not say, leave it out and the tool tells you what to ask", "with_figures": "true to caption figures", "allow_duplicate": "true only after the user agreed to re-add",
 				"title": "title override", "authors": "authors override", "doi": "DOI override"})},
 		Run: func(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 			return addDocument(ctx, k, p, s, args)
@@ -57,8 +58,11 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		return "", "", errs.New(errs.Invalid, op, "source is empty")
 	}
 	mode := str(args, "mode")
-	if mode == "" {
-		mode = ingest.Summary
+	switch mode {
+	case ingest.Summary, ingest.FullText:
+	case "": // asked below, once the paper is known to exist
+	default:
+		return "", "", errs.New(errs.Invalid, op, "unknown mode %q: use summary or full_text", mode)
 	}
 	paper := ingest.Paper{Mode: mode, Title: str(args, "title"), Authors: str(args, "authors"), DOI: str(args, "doi")}
 	if paper.Title+paper.Authors+paper.DOI != "" {
@@ -100,6 +104,9 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		if ask, err := k.duplicateQuestion(ctx, s, rp.Source, firstSet(paper.Title, rp.Title), args); err != nil || ask != "" {
 			return ask, "duplicate: asking the user", err
 		}
+		if mode == "" {
+			return modeQuestion(firstSet(paper.Title, rp.Title)), "asking the user how to store the paper", nil
+		}
 		dir, err := os.MkdirTemp("", "jarvis-add-")
 		if err != nil {
 			return "", "", errs.Wrap(errs.Internal, op, err)
@@ -133,6 +140,9 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		}
 		if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
 			return "", "", noPDF
+		}
+		if mode == "" {
+			return modeQuestion(filepath.Base(src)), "asking the user how to store the paper", nil
 		}
 		paper.Path = src
 		if res, err = ingest.BuildPaper(ctx, paper, opts); err != nil {
@@ -206,6 +216,16 @@ func (k *KB) duplicateQuestion(ctx context.Context, s *Session, source, title st
 	}
 	b.WriteString("Ask the user whether to add it again. Only if they agree, call add_document again with allow_duplicate=true (a same-source entry is then replaced).")
 	return b.String(), nil
+}
+
+// modeQuestion is add_document's answer when no storage mode was given: the
+// two modes differ in cost and in what becomes searchable, so the user
+// decides and the model does not guess.
+func modeQuestion(paper string) string {
+	return fmt.Sprintf("Nothing was added yet. Ask the user how to store %q: "+
+		"as a summary (the model writes a summary of the paper, which is what gets searched; needs a model and costs one call) "+
+		"or as full text (every page searchable and quotable with page numbers, no model needed). "+
+		"Then call add_document again with mode=summary or mode=full_text. Use summary without asking only if the user said to use the default.", paper)
 }
 
 func firstSet(a, b string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -86,6 +87,21 @@ func (h *HistoryIndexer) Forget(ctx context.Context, id string) error {
 	return err
 }
 
+// historyExcerptChars caps each past exchange a search returns: enough to
+// recognise the conversation and cite it, not a second transcript in the
+// context window.
+const historyExcerptChars = 300
+
+// excerpt keeps the first n characters (runes, never half a UTF-8
+// sequence) and marks the cut.
+func excerpt(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimRightFunc(string(r[:n-1]), unicode.IsSpace) + "…"
+}
+
 // HistoryTool is search_chat_history: past conversations, never the running
 // one; a cloud model sees public sessions only, ranked as if the private
 // ones did not exist.
@@ -112,6 +128,9 @@ func HistoryTool(k *KB) Tool {
 			}
 			if len(chunks) == 0 {
 				return withCaveat("No earlier conversation matches: "+q, s), "chat history: no matches", nil
+			}
+			for i := range chunks {
+				chunks[i].Content = excerpt(chunks[i].Content, historyExcerptChars)
 			}
 			text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
 			return withCaveat(text, s), fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil

@@ -503,7 +503,7 @@ func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 		t.Fatalf("private PDF: %v", err)
 	}
 	// Summary mode without a model, and a relative path, are recoverable errors.
-	if out = add(map[string]any{"source": local}); !out.IsError {
+	if out = add(map[string]any{"source": local, "mode": "summary"}); !out.IsError {
 		t.Fatalf("summary without a model: %+v", out)
 	}
 	if out = add(map[string]any{"source": "paper.pdf", "mode": "full_text"}); !out.IsError || !strings.Contains(out.Content, "Hint:") {

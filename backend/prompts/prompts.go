@@ -1,7 +1,8 @@
 // Package prompts loads the three prompts Jarvis uses. Each has a shipped
-// default (compiled in) and a user copy under ~/.jarvis/prompts that is
-// created from the default the first time it is needed and read fresh on
-// every call, so an edit takes effect on the next turn without a restart.
+// default (compiled in) and a user copy under ~/.jarvis/prompts, seeded from
+// the default when Jarvis starts (so all of them are there to edit in any
+// editor from the first launch) and read fresh on every call, so an edit
+// takes effect on the next turn without a restart.
 package prompts
 
 import (
@@ -27,6 +28,13 @@ const (
 // Names lists every prompt in display order.
 var Names = []string{System, PaperSummary, DigestScoring}
 
+// about says what each prompt is for, in the words Settings shows.
+var about = map[string]struct{ title, description string }{
+	System:        {"Assistant instructions", "Sent at the start of every chat: how Jarvis looks things up, cites and handles retrieved text."},
+	PaperSummary:  {"Paper summary", "Used when a paper is added in summary mode: what the summary of a PDF should contain."},
+	DigestScoring: {"Digest scoring", "Used by the weekly digest to rate how relevant each new paper is to your interests."},
+}
+
 // maxBytes bounds a saved prompt; a larger one is almost certainly a paste
 // accident and would crowd out the context window.
 const maxBytes = 64 << 10
@@ -38,9 +46,11 @@ type Store struct {
 
 // Prompt is one prompt's current text and whether it still equals the default.
 type Prompt struct {
-	Name     string `json:"name"`
-	Text     string `json:"text"`
-	Modified bool   `json:"modified"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Text        string `json:"text"`
+	Modified    bool   `json:"modified"`
 }
 
 func check(name string) error {
@@ -86,6 +96,17 @@ func (s Store) Load(name string) (string, error) {
 	return def, nil
 }
 
+// Seed writes the default of every prompt that has no user copy yet; copies
+// that exist, edited or not, are left as they are.
+func (s Store) Seed() error {
+	for _, n := range Names {
+		if _, err := s.Load(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Save replaces the user's copy. Empty or oversized text is refused and the
 // stored copy stays as it was.
 func (s Store) Save(name, text string) error {
@@ -119,7 +140,7 @@ func (s Store) List() ([]Prompt, error) {
 			return nil, err
 		}
 		def, _ := Default(n) // n is from Names, so it exists
-		out = append(out, Prompt{Name: n, Text: text, Modified: text != def})
+		out = append(out, Prompt{Name: n, Title: about[n].title, Description: about[n].description, Text: text, Modified: text != def})
 	}
 	return out, nil
 }

@@ -87,3 +87,42 @@ func TestBadInputLeavesCopyUntouched(t *testing.T) {
 		t.Fatalf("unknown name must be refused: %v", err)
 	}
 }
+
+// Seeding writes every missing prompt and leaves an edited one alone; each
+// prompt lists with the title and description Settings shows.
+func TestSeedWritesMissingPromptsAndKeepsEdits(t *testing.T) {
+	s := Store{Dir: filepath.Join(t.TempDir(), "prompts")}
+	if err := s.Save(PaperSummary, "my own summary prompt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seed(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range Names {
+		b, err := os.ReadFile(filepath.Join(s.Dir, n+".md"))
+		if err != nil {
+			t.Fatalf("%s not seeded: %v", n, err)
+		}
+		def, _ := Default(n)
+		if n == PaperSummary && string(b) != "my own summary prompt" {
+			t.Fatalf("seeding overwrote an edit: %q", b)
+		}
+		if n != PaperSummary && string(b) != def {
+			t.Fatalf("%s seeded with %q", n, b)
+		}
+		if st, _ := os.Stat(filepath.Join(s.Dir, n+".md")); st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s mode %v", n, st.Mode().Perm())
+		}
+	}
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range list {
+		if p.Title == "" || p.Description == "" || seen[p.Title] {
+			t.Fatalf("prompt %s needs its own title and a description: %+v", p.Name, p)
+		}
+		seen[p.Title] = true
+	}
+}

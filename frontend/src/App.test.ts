@@ -314,6 +314,25 @@ describe('the window as a daily tool', () => {
     await waitFor(() => expect(w.called('Settings.SavePrompt')[0].args).toEqual(['system_prompt', 'system, my way']))
   })
 
+  it('names each prompt by its title and says what it is for', async () => {
+    const w = world({
+      'Settings.ResponseStyle': () => '',
+      'Settings.Summary': () => [],
+      'Settings.Prompts': () => [
+        { name: 'system_prompt', title: 'Assistant instructions', description: 'Sent at the start of every chat.', text: 'system', modified: false },
+        { name: 'digest_scoring', title: 'Digest scoring', description: 'Rates new papers for the digest.', text: 'score', modified: true },
+      ],
+      'Settings.Models': () => [],
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }))
+    expect(await screen.findByText(/Sent at the start of every chat\./)).toBeTruthy()
+    expect(screen.getByText('prompts/system_prompt.md')).toBeTruthy()
+    await fireEvent.click(screen.getByRole('button', { name: 'Digest scoring (edited)' }))
+    expect(await screen.findByText(/Rates new papers for the digest\./)).toBeTruthy()
+    expect(screen.queryByText(/Sent at the start of every chat/)).toBeNull()
+  })
+
   it('shows one failure once, in plain words with its hint', async () => {
     notices.report({ message: 'chat.Start: this session is already answering', code: 'conflict', hint: '' })
     notices.report(new Error('chat.Start: this session is already answering'))

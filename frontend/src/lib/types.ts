@@ -151,6 +151,8 @@ export interface RemovalPreview {
 
 export interface Prompt {
   name: string
+  title?: string
+  description?: string
   text: string
   modified: boolean
 }
