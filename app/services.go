@@ -5,6 +5,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/reveal"
 )
@@ -46,6 +47,11 @@ func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(str
 func (s *Services) Start() {
 	s.core.startBackground()
 	s.Editor.watch()
+	// "Discard all" is undoable while the window that did it is open; a
+	// new window starts with none of an earlier one's set-aside proposals.
+	if err := s.Editor.ws.PurgeDiscarded(); err != nil {
+		logs.L().Warn("drafts: set-aside proposals not purged", "err", err)
+	}
 }
 
 // SetLauncher replaces how desktop programs (the file manager) are

@@ -123,16 +123,10 @@ func (w *Workspace) stale(p Proposal) bool {
 func (w *Workspace) Pending(id string) []Proposal {
 	ids := []string{id}
 	if id == "" {
-		ids = nil
-		entries, err := os.ReadDir(w.Root)
-		if err != nil {
+		var err error
+		if ids, err = w.draftIDs(); err != nil {
 			logs.L().Error("drafts: cannot list the drafts root", "dir", w.Root, "err", err)
 			return nil
-		}
-		for _, e := range entries {
-			if e.IsDir() && ValidateID(e.Name()) == nil {
-				ids = append(ids, e.Name())
-			}
 		}
 	}
 	var out []Proposal

@@ -12,6 +12,7 @@ const stale: WaitingProposal = { ...fresh, token: 't2', summary: 'casual', stale
 
 function world() {
   let waiting = [fresh, stale]
+  let aside: WaitingProposal[] = []
   const fake = fakeBackend({
     'Editor.Drafts': () => [{ id: 'draft-1', title: 'Letter', visibility: 'public', main_file: 'letter.md', files: ['letter.md'], keep: false }],
     'Editor.Tools': () => ({ latex: false, pandoc: false }),
@@ -27,6 +28,17 @@ function world() {
     'Editor.Discard': (token: string) => {
       waiting = waiting.filter((p) => p.token !== token)
       return null
+    },
+    'Editor.DiscardAll': (tokens: string[]) => {
+      aside = waiting.filter((p) => tokens.includes(p.token))
+      waiting = waiting.filter((p) => !tokens.includes(p.token))
+      return { batch: 'b'.repeat(32), count: aside.length }
+    },
+    'Editor.UndoDiscard': () => {
+      waiting = [...waiting, ...aside]
+      const n = aside.length
+      aside = []
+      return n
     },
   })
   return fake
@@ -70,6 +82,29 @@ describe('the drafts editor', () => {
     await fireEvent.click(items[1].querySelector('button')!)
     await waitFor(() => expect(w.called('Editor.Discard')[0]?.args).toEqual(['t2']))
     await waitFor(() => expect(screen.getAllByTestId('waiting-proposal').length).toBe(1))
+  })
+
+  it('discards every waiting proposal after a confirmation, and undoes it', async () => {
+    const w = world()
+    render(Editor, { props: props(w) })
+    await fireEvent.click(await screen.findByTestId('discard-all'))
+    const dialog = await screen.findByTestId('discard-all-dialog')
+    expect(dialog.textContent).toContain('Discard all 2 waiting proposals?')
+    await fireEvent.click(screen.getByText('Cancel'))
+    expect(w.called('Editor.DiscardAll')).toHaveLength(0)
+    expect(screen.getAllByTestId('waiting-proposal').length).toBe(2)
+
+    await fireEvent.click(screen.getByTestId('discard-all'))
+    await fireEvent.click(dialog.ownerDocument.querySelector('[data-testid=discard-all-dialog] .danger')!)
+    await waitFor(() => expect(w.called('Editor.DiscardAll')[0]?.args).toEqual([['t1', 't2']]))
+    await waitFor(() => expect(screen.queryAllByTestId('waiting-proposal').length).toBe(0))
+    expect(screen.getByRole('status').textContent).toContain('Discarded 2 proposals; no file changed.')
+
+    await fireEvent.click(screen.getByTestId('undo-discard'))
+    await waitFor(() => expect(w.called('Editor.UndoDiscard')[0]?.args).toEqual(['b'.repeat(32)]))
+    await waitFor(() => expect(screen.getAllByTestId('waiting-proposal').length).toBe(2))
+    expect(screen.getByRole('status').textContent).toContain('2 proposals waiting for review again.')
+    expect(screen.queryByTestId('undo-discard')).toBeNull()
   })
 })
 

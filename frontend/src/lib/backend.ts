@@ -177,6 +177,8 @@ export interface Backend {
   proposals(id: string): Promise<T.Proposal[]>
   apply(token: string, accepted: number[]): Promise<string>
   discard(token: string): Promise<void>
+  discardAll(tokens: string[]): Promise<T.Discarded>
+  undoDiscard(batch: string): Promise<number>
   tools(): Promise<T.Availability>
   render(id: string, file: string): Promise<T.RenderResult>
   pdfPage(ref: string, page: number): Promise<T.SourceView>
@@ -262,6 +264,8 @@ export function backendOver(t: Transport): Backend {
     proposals: (id) => c('Editor', 'Proposals', id),
     apply: (token, acc) => c('Editor', 'Apply', token, acc),
     discard: (token) => c('Editor', 'Discard', token),
+    discardAll: (tokens) => c('Editor', 'DiscardAll', tokens),
+    undoDiscard: (batch) => c('Editor', 'UndoDiscard', batch),
     tools: () => c('Editor', 'Tools'),
     render: (id, f) => c('Editor', 'Render', id, f),
     pdfPage: (ref, page) => c('Editor', 'PDFPage', ref, page),

@@ -202,6 +202,12 @@ export interface Hunk {
   new_spans: [number, number][] | null
 }
 
+/** Proposals set aside together by "Discard all", undoable in this window. */
+export interface Discarded {
+  batch: string
+  count: number
+}
+
 export interface Proposal {
   token: string
   draft_id: string
