@@ -37,7 +37,7 @@ func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(str
 		Settings: &Settings{core: c, prompts: ag.Prompts},
 		Setup:    &Setup{core: c},
 		Editor:   &Editor{ws: ag.Drafts, cfg: cfg, core: c, chat: ch},
-		Sync:     &Sync{cfg: cfg},
+		Sync:     &Sync{cfg: cfg, core: c},
 		core:     c,
 	}
 }

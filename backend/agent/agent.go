@@ -12,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
@@ -88,6 +89,10 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		}
 		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg.RAG),
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
+		if cfg.Sync.PDFWatchDir != "" {
+			inbox := ingest.InboxFor(cfg, eng.Store, eng.Embedder(), ingest.OptionsFrom(cfg.RAG))
+			tools["inbox_status"] = chat.InboxTool(inbox.Status)
+		}
 	} else {
 		// Without the knowledge base there is nothing to copy from, and a
 		// tool the model can call must work.
@@ -126,6 +131,24 @@ func ProviderFactory(cfg *config.Config, getenv func(string) string) func(spec s
 		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile,
 			SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
 	}
+}
+
+// Inbox is the PDF inbox over this agent's knowledge base, reading paper
+// metadata with the configured provider when one can be built (as the
+// tray's scans do).
+func (a *Agent) Inbox() (*ingest.Inbox, error) {
+	const op = "agent.Inbox"
+	if a.Cfg.Sync.PDFWatchDir == "" {
+		return nil, errs.WithHint(errs.New(errs.NotFound, op, "no PDF inbox is set up"), "choose a folder for sync.pdf_watch_dir in the setup panel or with jarvis-cli config set")
+	}
+	if a.Engine == nil {
+		return nil, errs.Wrap(errs.NotFound, op, a.EngineErr)
+	}
+	opts := ingest.OptionsFrom(a.Cfg.RAG)
+	if p, err := a.Provider(a.Cfg.Chat.Provider); err == nil {
+		opts.Model = p
+	}
+	return ingest.InboxFor(a.Cfg, a.Engine.Store, a.Engine.Embedder(), opts), nil
 }
 
 // Close releases the knowledge base.

@@ -169,6 +169,11 @@ func newWorld(t *testing.T, private bool, emb, rr string) *world {
 	os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755)
 	os.Symlink(filepath.Join(vault, "private", "journal.md"), filepath.Join(vault, "garden", "journal-link.md"))
 	os.Symlink(filepath.Join(vault, "private", "scan.pdf"), filepath.Join(root, "elsewhere", "scan-link.pdf"))
+	// The PDF inbox holds a public paper and a link into the private folder.
+	inbox := filepath.Join(root, "inbox")
+	write(t, filepath.Join(inbox, "public-paper.pdf"), string(pdf))
+	os.Symlink(filepath.Join(vault, "private", "scan.pdf"), filepath.Join(inbox, cFileName+".pdf"))
+	cfg.Sync.PDFWatchDir = inbox
 	if private {
 		for rel, text := range privateNotes {
 			write(t, filepath.Join(vault, rel), text)
@@ -399,6 +404,7 @@ var matrix = map[string][]map[string]any{
 	"remove_document":   {{"source": "private/journal.md"}, {"source": "{PRIVCHAT}"}, {"source": "file://{ROOT}/elsewhere/" + cExtName + ".md"}, {"source": "garden/roses.md"}},
 	"use_own_knowledge": {{"reason": "nothing on " + cBody}},
 	"index_vault":       {{}},
+	"inbox_status":      {{}},
 	"add_document": {
 		{"source": "{ROOT}/vault/private/scan.pdf", "mode": "full_text"}, {"source": "{ROOT}/elsewhere/scan-link.pdf", "mode": "full_text"},
 		{"source": "{ROOT}/paper.pdf", "mode": "full_text", "title": cFileName, "allow_duplicate": "false"},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jarvis-kb/jarvis/backend/ingest"
@@ -93,5 +94,32 @@ func TestShippedSystemPromptCarriesTheRemovalNotice(t *testing.T) {
 	}
 	if _, err := os.Stat("../../prompts/system_prompt.md"); err != nil {
 		t.Fatalf("shipped prompt file: %v", err)
+	}
+}
+
+// inbox_status names a failed file with its reason; a file that resolves
+// into a private folder is absent for a cloud model and makes a local
+// session private.
+func TestInboxStatusToolFollowsPrivacy(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	rows := []ingest.InboxFile{
+		{Name: "damaged.pdf", State: ingest.InboxFailed, Error: "pdf.Open: no pages (damaged)", At: at},
+		{Name: "journal-scan.pdf", State: ingest.InboxWaiting, Private: true},
+		{Name: "paper.pdf", State: ingest.InboxIndexed, Title: "Sparse Attention"},
+	}
+	tool := InboxTool(func(context.Context) ([]ingest.InboxFile, error) { return rows, nil })
+	ctx, l, _ := turnCtx()
+	out, _, err := tool.Run(ctx, cloud, nil)
+	if err != nil || !strings.Contains(out, "damaged.pdf: failed 2026-11-30 09:00: pdf.Open: no pages (damaged)") ||
+		!strings.Contains(out, `paper.pdf: indexed as "Sparse Attention"`) || !strings.Contains(out, "1 failed, 0 waiting, 1 indexed") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "journal-scan") || l.Private() {
+		t.Fatalf("the private file reached the cloud model:\n%s", out)
+	}
+	ctx, l, _ = turnCtx()
+	out, _, _ = tool.Run(ctx, local2, nil)
+	if !strings.Contains(out, "journal-scan.pdf: waiting") || !l.Private() {
+		t.Fatalf("a local model sees it, and the turn becomes private: %v\n%s", l.Private(), out)
 	}
 }

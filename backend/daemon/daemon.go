@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	gosync "sync"
 	"time"
@@ -137,9 +136,8 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 	} else {
 		s.logf("pdf_scan: no provider for metadata inference: %v", err)
 	}
-	in := &ingest.Inbox{Dir: s.Cfg.Sync.PDFWatchDir, Store: e.Store, Opts: s.ingestOptions(model),
-		VaultRoot: s.Cfg.Vault.Path, PrivateDirs: s.Cfg.Vault.PrivateDirs,
-		Settle: cmp.Or(s.Settle, InboxSettle), Log: s.logf, FailuresFile: filepath.Join(s.Cfg.StateDir(), "inbox-failures.json")}
+	in := ingest.InboxFor(s.Cfg, e.Store, nil, s.ingestOptions(model)) // vectors come from the backfill
+	in.Settle, in.Log = cmp.Or(s.Settle, InboxSettle), s.logf
 	res, err := in.Scan(ctx)
 	s.indexed()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -41,6 +42,15 @@ type Inbox struct {
 	// papers are public.
 	VaultRoot   string
 	PrivateDirs []string
+}
+
+// InboxFor is the inbox the configuration describes, over store, with its
+// record of failed files in the state folder: the tray's scans, the
+// window's Retry and the agent's listing all read the same record.
+func InboxFor(cfg *config.Config, store *kb.Store, embed kb.Embedder, opts Options) *Inbox {
+	return &Inbox{Dir: cfg.Sync.PDFWatchDir, Store: store, Embed: embed, Opts: opts,
+		VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
+		FailuresFile: filepath.Join(cfg.StateDir(), "inbox-failures.json")}
 }
 
 // inboxFailure is a file the inbox could not read, as it was then.
@@ -77,30 +87,10 @@ func skipName(name string) bool {
 func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 	const op = "ingest.Inbox"
 	var res InboxResult
-	st, err := os.Stat(in.Dir)
-	if err != nil || !st.IsDir() {
-		return res, errs.New(errs.NotFound, op, "PDF inbox %s does not exist (sync.pdf_watch_dir)", in.Dir)
-	}
-	var files []string
-	err = filepath.WalkDir(in.Dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != in.Dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !skipName(d.Name()) {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := in.list(op)
 	if err != nil {
-		return res, errs.Wrap(errs.Internal, op, err)
+		return res, err
 	}
-	sort.Strings(files)
 	if len(files) == 0 {
 		return res, nil
 	}
@@ -164,6 +154,36 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// list returns the inbox's candidate files, sorted. A missing inbox is an
+// error: creating it would hide a typo.
+func (in *Inbox) list(op string) ([]string, error) {
+	st, err := os.Stat(in.Dir)
+	if err != nil || !st.IsDir() {
+		return nil, errs.New(errs.NotFound, op, "PDF inbox %s does not exist (sync.pdf_watch_dir)", in.Dir)
+	}
+	var files []string
+	err = filepath.WalkDir(in.Dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != in.Dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !skipName(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, op, err)
+	}
+	sort.Strings(files)
+	return files, nil
 }
 
 // one ingests a file unless the stored entry has the same bytes.

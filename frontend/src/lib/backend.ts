@@ -185,6 +185,8 @@ export interface Backend {
   /** Asks where to save a compiled PDF; '' when cancelled. */
   savePDF(ref: string): Promise<string>
   syncStatus(): Promise<T.SyncView>
+  inbox(): Promise<T.InboxView>
+  retryInbox(name: string): Promise<string>
   /** Opens a web address in the system browser, never inside the app. */
   openURL(url: string): Promise<void>
   copyText(text: string): Promise<void>
@@ -271,6 +273,8 @@ export function backendOver(t: Transport): Backend {
     pdfPage: (ref, page) => c('Editor', 'PDFPage', ref, page),
     savePDF: (ref) => c('Editor', 'SavePDF', ref),
     syncStatus: () => c('Sync', 'Status'),
+    inbox: () => c('Sync', 'Inbox'),
+    retryInbox: (name) => c('Sync', 'RetryInbox', name),
     openURL: (url) => t.runtime('BrowserOpenURL', url),
     copyText: (text) => t.runtime('ClipboardSetText', text),
     waitingProposals: () => c('Editor', 'Waiting'),

@@ -248,6 +248,22 @@ export interface JobLine {
   Title: string
 }
 
+/** One file of the PDF inbox and what became of it. */
+export interface InboxFile {
+  name: string
+  size: number
+  state: 'indexed' | 'waiting' | 'failed'
+  error?: string
+  at?: string
+  title?: string
+  private?: boolean
+}
+
+export interface InboxView {
+  dir: string // '' when no inbox is set up
+  files: InboxFile[]
+}
+
 export interface SyncView {
   running: boolean
   pid: number
