@@ -162,7 +162,9 @@ func (e *Editor) Apply(token string, accepted []int) (string, error) {
 func (e *Editor) Discard(token string) error { return e.ws.Discard(token) }
 
 // DiscardAll sets the given waiting proposals aside in one undoable batch.
-func (e *Editor) DiscardAll(tokens []string) (drafts.Discarded, error) { return e.ws.DiscardAll(tokens) }
+func (e *Editor) DiscardAll(tokens []string) (drafts.Discarded, error) {
+	return e.ws.DiscardAll(tokens)
+}
 
 // UndoDiscard puts a batch back in the waiting list.
 func (e *Editor) UndoDiscard(batch string) (int, error) { return e.ws.UndoDiscard(batch) }
