@@ -8,6 +8,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
@@ -53,6 +54,22 @@ func (s *Settings) SavePrompt(name, text string) error { return s.prompts.Save(n
 
 // ResetPrompt restores the shipped default and returns it.
 func (s *Settings) ResetPrompt(name string) (string, error) { return s.prompts.Reset(name) }
+
+// Memory lists what the user asked Jarvis to remember.
+func (s *Settings) Memory() ([]memory.Fact, error) { return s.core.agent().Memory.List() }
+
+// AddMemory remembers a fact typed in Settings.
+func (s *Settings) AddMemory(text string, private bool) (memory.Fact, error) {
+	return s.core.agent().Memory.Add(text, private)
+}
+
+// UpdateMemory edits a remembered fact.
+func (s *Settings) UpdateMemory(id, text string, private bool) (memory.Fact, error) {
+	return s.core.agent().Memory.Update(id, text, private)
+}
+
+// DeleteMemory forgets a fact.
+func (s *Settings) DeleteMemory(id string) error { return s.core.agent().Memory.Delete(id) }
 
 // ModelRow is one manifest model and whether it is installed.
 type ModelRow struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
 
@@ -29,6 +30,7 @@ type Agent struct {
 	Engine    *engine.Engine // nil when the knowledge base could not be opened
 	EngineErr error          // why, shown to the user
 	Prompts   prompts.Store
+	Memory    *memory.Store // what the user asked Jarvis to remember
 	// Provider builds a model client for a spec, with the paper-summary
 	// prompt and local PDF conversion wired in.
 	Provider func(spec string) (llm.Provider, error)
@@ -70,6 +72,8 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 	}
 	sandbox := &drafts.Agent{W: ws, Review: review}
 	tools := chat.DraftTools(sandbox)
+	a.Memory = &memory.Store{Path: cfg.MemoryFile(), Redact: redact}
+	tools["remember"] = chat.RememberTool(a.Memory)
 	provider := ProviderFactory(cfg, o.Getenv)
 	a.Provider = provider
 	var history *chat.HistoryIndexer
@@ -102,13 +106,22 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		Sessions: a.Sessions,
 		Provider: provider,
 		Tools:    &chat.Toolbox{Tools: tools},
-		System: func(*chat.Session) (string, error) {
+		System: func(s *chat.Session) (string, error) {
 			text, err := a.Prompts.Load(prompts.System)
 			if err != nil {
 				return "", err
 			}
 			if cfg.Chat.ResponseStyle != "" {
 				text += "\n\nResponse style: " + cfg.Chat.ResponseStyle
+			}
+			// Read fresh each turn, like the prompt: an edit in Settings
+			// applies to the next answer.
+			facts, err := a.Memory.List()
+			if err != nil {
+				return "", err
+			}
+			if block := memory.ForSession(facts, s.Private); block != "" {
+				text += "\n\n" + block
 			}
 			return text, nil
 		},

@@ -405,6 +405,7 @@ var matrix = map[string][]map[string]any{
 	"use_own_knowledge": {{"reason": "nothing on " + cBody}},
 	"index_vault":       {{}},
 	"inbox_status":      {{}},
+	"remember":          {{"fact": "Answer in British English"}},
 	"add_document": {
 		{"source": "{ROOT}/vault/private/scan.pdf", "mode": "full_text"}, {"source": "{ROOT}/elsewhere/scan-link.pdf", "mode": "full_text"},
 		{"source": "{ROOT}/paper.pdf", "mode": "full_text", "title": cFileName, "allow_duplicate": "false"},

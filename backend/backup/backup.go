@@ -1,5 +1,5 @@
 // Package backup copies a Jarvis data dir's irreplaceable parts — the
-// knowledge base, chat sessions, drafts, prompts and the config file — into a
+// knowledge base, chat sessions, drafts, prompts, memory and the config file — into a
 // backup set, and restores a set. A set is a folder with a manifest listing
 // every file with its size and sha256. Restore verifies the whole set first,
 // stages a full copy beside each target and only then swaps the targets in,
@@ -78,6 +78,7 @@ func parts(cfg *config.Config) ([]part, error) {
 		{"sessions", cfg.SessionsDir(), true},
 		{"drafts", cfg.Drafts.Dir, true},
 		{"prompts", cfg.PromptsDir(), true},
+		{"memory", filepath.Dir(cfg.MemoryFile()), true},
 	}
 	for i, a := range ps {
 		for _, b := range ps[i+1:] {
@@ -364,7 +365,7 @@ func validSetPath(p string) bool {
 		return false
 	}
 	top, _, _ := strings.Cut(p, "/")
-	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts"}, top) && (top != "config.toml" || p == top)
+	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts", "memory"}, top) && (top != "config.toml" || p == top)
 }
 
 // Summary is a one-line description of a set, for the CLI.

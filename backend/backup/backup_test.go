@@ -76,6 +76,7 @@ func populated(t *testing.T) *config.Config {
 		filepath.Join(cfg.Drafts.Dir, "d1", "paper.tex"):                      "\\documentclass{article}\n\\begin{document}x\\end{document}\n",
 		filepath.Join(cfg.Drafts.Dir, "d1", ".versions", "v1", "paper.tex"):   "old version\n",
 		filepath.Join(cfg.PromptsDir(), "system_prompt.md"):                   "You are my edited assistant.\n",
+		cfg.MemoryFile(): `{"facts":[{"id":"mem-000000000001","text":"Answer in British English"}]}`,
 	}
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -106,7 +107,7 @@ type state struct {
 func capture(t *testing.T, cfg *config.Config) state {
 	t.Helper()
 	st := state{files: map[string]string{}, rows: map[string][]string{}}
-	for _, root := range []string{cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir()} {
+	for _, root := range []string{cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile())} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
@@ -169,7 +170,7 @@ func dumpRows(t *testing.T, db *sql.DB, q string) []string {
 
 func wipe(t *testing.T, cfg *config.Config) {
 	t.Helper()
-	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), cfg.File} {
+	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.File} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +225,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 8 {
+	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 9 {
 		t.Fatalf("manifest: store %+v, %d files", m.Store, len(m.Files))
 	}
 	if st, _ := os.Stat(set); st.Mode().Perm() != 0o700 {
@@ -236,7 +237,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Restored) != 5 || len(res.Warnings) != 0 {
+	if len(res.Restored) != 6 || len(res.Warnings) != 0 {
 		t.Fatalf("restore result %+v", res)
 	}
 	sameState(t, before, capture(t, cfg))

@@ -234,6 +234,9 @@ func (c *Config) PromptsDir() string  { return filepath.Join(c.Home, "prompts") 
 func (c *Config) SessionsDir() string { return filepath.Join(c.Home, "sessions") }
 func (c *Config) StateDir() string    { return filepath.Join(c.Home, "state") }
 
+// MemoryFile holds the facts the user asked Jarvis to remember.
+func (c *Config) MemoryFile() string { return filepath.Join(c.Home, "memory", "memory.json") }
+
 // expandPath resolves a leading "~/.jarvis" against Home (so JARVIS_HOME
 // relocates every data dir together) and any other leading "~" against the
 // user's home directory.

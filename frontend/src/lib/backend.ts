@@ -143,6 +143,10 @@ export interface Backend {
   responseStyle(): Promise<string>
   setResponseStyle(s: string): Promise<void>
   prompts(): Promise<T.Prompt[]>
+  memory(): Promise<T.MemoryFact[]>
+  addMemory(text: string, priv: boolean): Promise<T.MemoryFact>
+  updateMemory(id: string, text: string, priv: boolean): Promise<T.MemoryFact>
+  deleteMemory(id: string): Promise<void>
   savePrompt(name: string, text: string): Promise<void>
   resetPrompt(name: string): Promise<string>
   models_(): Promise<T.ModelRow[]>
@@ -237,6 +241,10 @@ export function backendOver(t: Transport): Backend {
     responseStyle: () => c('Settings', 'ResponseStyle'),
     setResponseStyle: (s) => c('Settings', 'SetResponseStyle', s),
     prompts: () => c('Settings', 'Prompts'),
+    memory: () => c('Settings', 'Memory'),
+    addMemory: (text, priv) => c('Settings', 'AddMemory', text, priv),
+    updateMemory: (id, text, priv) => c('Settings', 'UpdateMemory', id, text, priv),
+    deleteMemory: (id) => c('Settings', 'DeleteMemory', id),
     savePrompt: (n, text) => c('Settings', 'SavePrompt', n, text),
     resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
     models_: () => c('Settings', 'Models'),

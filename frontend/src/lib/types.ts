@@ -149,6 +149,15 @@ export interface RemovalPreview {
   exclude?: string // a vault note's path, offered for vault.exclude
 }
 
+/** A fact the user asked Jarvis to remember. */
+export interface MemoryFact {
+  id: string
+  text: string
+  private: boolean
+  created_at: string
+  updated_at: string
+}
+
 export interface Prompt {
   name: string
   title?: string
