@@ -4,7 +4,11 @@
 package app
 
 import (
+	"runtime"
+
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/reveal"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/backend/version"
 )
 
@@ -50,4 +54,26 @@ func (s *Shell) Info() AppInfo {
 		}
 	}
 	return info
+}
+
+// Obsidian reports whether vault-note citations can open in Obsidian here.
+func (s *Shell) Obsidian() bool {
+	return s.cfg != nil && s.cfg.Vault.Path != "" && vault.ObsidianInstalled(nil, nil)
+}
+
+// OpenInObsidian opens a cited vault note (vault-relative path) in
+// Obsidian; the window falls back to its own viewer when this fails.
+func (s *Shell) OpenInObsidian(rel string) error {
+	link, err := vault.NoteURL(s.cfg.Vault.Path, rel)
+	if err != nil {
+		return err
+	}
+	argv, err := reveal.URLCommand(runtime.GOOS, link)
+	if err != nil {
+		return err
+	}
+	if s.core == nil { // the shell alone (a broken config): nothing to launch with
+		return reveal.Start(argv)
+	}
+	return s.core.launch(argv)
 }

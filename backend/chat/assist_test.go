@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
@@ -121,5 +122,30 @@ func TestInboxStatusToolFollowsPrivacy(t *testing.T) {
 	out, _, _ = tool.Run(ctx, local2, nil)
 	if !strings.Contains(out, "journal-scan.pdf: waiting") || !l.Private() {
 		t.Fatalf("a local model sees it, and the turn becomes private: %v\n%s", l.Private(), out)
+	}
+}
+
+// A vault note's citation carries its Obsidian wikilink, with the heading
+// of the cited section; a paper's does not.
+func TestVaultCitationsCarryTheirWikilink(t *testing.T) {
+	f := newKB(t)
+	ctx, l, _ := turnCtx()
+	if _, err := f.tools.Dispatch(ctx, local2, call("search_kb", map[string]any{"query": "Section 7 of the long tomato manual"}), func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range l.since(0) {
+		if c.Source == "manual/long.md" {
+			found = true
+			if !strings.HasPrefix(c.Wikilink, "[[manual/long#Part ") {
+				t.Fatalf("citation %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the long manual was not cited: %+v", l.since(0))
+	}
+	if paper := citationOf(kb.Chunk{Meta: kb.Metadata{Source: "https://arxiv.org/abs/2401.01234", DocType: kb.DocPaper}}); paper.Wikilink != "" {
+		t.Fatalf("a paper has no wikilink: %+v", paper)
 	}
 }

@@ -101,7 +101,11 @@ func citeLabel(m kb.Metadata) string {
 
 func citationOf(c kb.Chunk) Citation {
 	m := c.Meta
-	return Citation{Source: citeName(m), Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
+	cite := Citation{Source: citeName(m), Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
+	if m.Source == kb.SourceVault && m.FilePath != "" {
+		cite.Wikilink = vault.Wikilink(m.FilePath, m.Section)
+	}
+	return cite
 }
 
 // paperYear is a paper's year: stored from its source's metadata, or read

@@ -78,6 +78,9 @@ type Citation struct {
 	Page     int    `json:"page,omitempty"`
 	ChunkID  int64  `json:"chunk_id,omitempty"`
 	FilePath string `json:"file_path,omitempty"`
+	// Wikilink is the vault note's Obsidian link ([[Note#Heading]]), for
+	// copying an answer into a note; empty for papers and chats.
+	Wikilink string `json:"wikilink,omitempty"`
 }
 
 // Session is one persisted conversation.

@@ -3,8 +3,11 @@
 package reveal
 
 import (
+	"net/url"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -28,6 +31,28 @@ func Command(goos, path string) ([]string, error) {
 		return []string{"explorer", "/select," + path}, nil
 	default:
 		return []string{"xdg-open", filepath.Dir(path)}, nil
+	}
+}
+
+// appSchemes are the links Jarvis hands to desktop applications: each
+// opens one program's own item, never a file by its extension.
+var appSchemes = []string{"obsidian", "zotero"}
+
+// URLCommand is the argv that opens an application link (obsidian://…) on
+// goos. Only known application schemes are accepted, so no caller can make
+// it open a file or a web page through the desktop's default handlers.
+func URLCommand(goos, link string) ([]string, error) {
+	u, err := url.Parse(link)
+	if err != nil || !slices.Contains(appSchemes, u.Scheme) {
+		return nil, errs.New(errs.Invalid, "reveal", "%q is not an application link (%s)", link, strings.Join(appSchemes, ", "))
+	}
+	switch goos {
+	case "darwin":
+		return []string{"open", link}, nil
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler", link}, nil
+	default:
+		return []string{"xdg-open", link}, nil
 	}
 }
 

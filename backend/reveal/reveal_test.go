@@ -67,3 +67,18 @@ func TestStartRunsTheCommandWithoutWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestURLCommandOpensOnlyApplicationLinks(t *testing.T) {
+	argv, err := URLCommand("linux", "obsidian://open?vault=V&file=a")
+	if err != nil || len(argv) != 2 || argv[0] != "xdg-open" || argv[1] != "obsidian://open?vault=V&file=a" {
+		t.Fatalf("%q %v", argv, err)
+	}
+	if argv, _ := URLCommand("darwin", "zotero://select/library/items/ABCD"); argv[0] != "open" {
+		t.Fatalf("%q", argv)
+	}
+	for _, bad := range []string{"file:///etc/passwd", "https://example.org", "/home/ada/x.md", "-x", "javascript:alert(1)"} {
+		if _, err := URLCommand("linux", bad); !errs.Is(err, errs.Invalid) {
+			t.Errorf("URLCommand(%q): %v", bad, err)
+		}
+	}
+}

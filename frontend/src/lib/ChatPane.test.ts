@@ -51,4 +51,34 @@ describe('the chat pane', () => {
     expect((await screen.findByTestId('unanswered')).textContent).toContain('how deep do I water tomatoes?')
     await waitFor(() => expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('how deep do I water tomatoes?'))
   })
+
+  it('copies a cited note as a wikilink and the answer with Obsidian links, and opens the note in Obsidian', async () => {
+    const w = fakeBackend({
+      'Shell.Info': () => info,
+      'Shell.Obsidian': () => true,
+      'Shell.OpenInObsidian': () => null,
+      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
+      'Chat.Models': () => [],
+      'Chat.Open': () => ({
+        ...base,
+        display: [
+          { role: 'user', text: 'tomatoes?', at },
+          { role: 'assistant', text: 'Full sun [source: garden/tomatoes.md], as the paper says [source: https://arxiv.org/abs/2401.01234, p.3].', at,
+            citations: [{ source: 'garden/tomatoes.md', file_path: 'garden/tomatoes.md', wikilink: '[[garden/tomatoes#Light]]' },
+              { source: 'https://arxiv.org/abs/2401.01234', title: 'Sun and Fruit', page: 3 }] },
+        ],
+      }),
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    await fireEvent.click(await screen.findByTestId('copy-wikilink'))
+    await fireEvent.click(screen.getByTestId('copy-obsidian'))
+    await waitFor(() => expect(w.called('runtime.ClipboardSetText').map((c) => c.args[0])).toEqual([
+      '[[garden/tomatoes#Light]]',
+      'Full sun [[garden/tomatoes#Light]], as the paper says (Sun and Fruit, p.3).',
+    ]))
+    expect(screen.getAllByTestId('copy-wikilink')).toHaveLength(1) // papers have none
+    await fireEvent.click(await screen.findByTestId('open-obsidian'))
+    await waitFor(() => expect(w.called('Shell.OpenInObsidian')[0]?.args).toEqual(['garden/tomatoes.md']))
+  })
 })

@@ -139,6 +139,9 @@ export interface Backend {
   openCitation(c: T.Citation): Promise<void>
   viewSource(c: T.Citation, page: number): Promise<T.SourceView>
   revealCitation(c: T.Citation): Promise<void>
+  /** Whether vault notes can open in Obsidian on this desktop. */
+  obsidian(): Promise<boolean>
+  openInObsidian(rel: string): Promise<void>
   configSummary(): Promise<string[]>
   responseStyle(): Promise<string>
   setResponseStyle(s: string): Promise<void>
@@ -237,6 +240,8 @@ export function backendOver(t: Transport): Backend {
     openCitation: (ci) => c('Library', 'OpenCitation', ci),
     viewSource: (ci, page) => c('Library', 'ViewSource', ci, page),
     revealCitation: (ci) => c('Library', 'RevealCitation', ci),
+    obsidian: () => c('Shell', 'Obsidian'),
+    openInObsidian: (rel) => c('Shell', 'OpenInObsidian', rel),
     configSummary: () => c('Settings', 'Summary'),
     responseStyle: () => c('Settings', 'ResponseStyle'),
     setResponseStyle: (s) => c('Settings', 'SetResponseStyle', s),

@@ -37,6 +37,8 @@ export class ChatState {
   activeId = $state('')
   inputs = $state<Record<string, string>>(loadDrafts())
   viewer = $state<{ citation: Citation; view: SourceView } | null>(null)
+  obsidian = $state(false) // vault notes open in Obsidian (asked once, lazily)
+  private askedObsidian = false
   private off: () => void
 
   constructor(private backend: Backend) {
@@ -279,6 +281,26 @@ export class ChatState {
       await this.backend.openCitation(c)
     } catch (e) {
       this.fail(e)
+    }
+  }
+
+  /** Asks once whether Obsidian is there; not knowing is "no". */
+  loadObsidian() {
+    if (this.askedObsidian) return
+    this.askedObsidian = true
+    this.backend.obsidian().then(
+      (yes) => (this.obsidian = yes),
+      () => (this.obsidian = false),
+    )
+  }
+
+  /** Opens a cited vault note in Obsidian, or in Jarvis's own viewer when
+   *  Obsidian cannot take it. */
+  async openInObsidian(c: Citation) {
+    try {
+      await this.backend.openInObsidian(c.file_path || c.source)
+    } catch {
+      await this.viewCitation(c)
     }
   }
 

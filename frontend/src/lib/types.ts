@@ -14,6 +14,7 @@ export interface Citation {
   page?: number
   chunk_id?: number
   file_path?: string
+  wikilink?: string // a vault note's [[Note#Heading]]
 }
 
 export interface DisplayItem {
