@@ -344,6 +344,9 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		tools := append([]string(nil), t.tools...)
 		t.sendMu.Unlock()
 		stop, notice := stopLabel(res.Stop)
+		if res.LimitHit && stop == "" {
+			stop, notice = StopToolLimit, NoticeToolLimit
+		}
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
 			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice,
 				OwnKnowledge: own, NoEvidence: silent})

@@ -15,7 +15,22 @@ const (
 	NoticeCutOff        = "cut off at the output limit"
 	NoticeRefused       = "the model declined to answer"
 	NoticeContentFilter = "the answer was withheld by the provider's content filter"
+	NoticeToolLimit     = "paused at the tool-call limit for one turn"
 )
+
+// StopToolLimit labels a reply whose turn used every tool round it was
+// allowed: the work so far is kept and Continue picks it up.
+const StopToolLimit = "tool_limit"
+
+// MaxLimitContinues caps how many Continues in a row a task may take at the
+// tool-call limit before the user has to say how to go on: a task that
+// keeps hitting the limit is more likely stuck than nearly done.
+const MaxLimitContinues = 3
+
+// LimitContinuePrompt starts a turn continued at the tool-call limit: a
+// short hand-off first, so the user (and the model) see where things stand.
+const LimitContinuePrompt = "Your previous turn reached the tool-call limit before the task was done. Continue it: " +
+	"begin with a two-sentence hand-off (what is done, what remains), then go on with the tools where you stopped."
 
 // ContinuePrompt asks the model to go on with a reply that was cut off.
 const ContinuePrompt = "Your previous answer was cut off at the output limit. Continue it from exactly where it stopped, without repeating what you already wrote."
@@ -53,17 +68,50 @@ func (r *Runner) refused(t *turn, s *Session, message string, stop llm.StopReaso
 }
 
 // CanContinue reports whether the session's last reply was cut off at the
-// output limit, so a Continue action makes sense.
+// output limit, or paused at the tool-call limit fewer than
+// MaxLimitContinues times in a row, so a Continue action makes sense.
 func CanContinue(s *Session) bool {
 	n := len(s.Display)
-	return n > 0 && s.Display[n-1].Role == "assistant" && s.Display[n-1].Stop == string(llm.StopLength)
+	if n == 0 || s.Display[n-1].Role != "assistant" {
+		return false
+	}
+	switch s.Display[n-1].Stop {
+	case string(llm.StopLength):
+		return true
+	case StopToolLimit:
+		return limitContinues(s) < MaxLimitContinues
+	}
+	return false
 }
 
-// Continue asks the model to go on with the session's cut-off reply, as a
-// new turn. The evidence the cut-off part cited stays citable.
+// limitContinues counts the Continues in a row that ended at the tool-call
+// limit again, newest first.
+func limitContinues(s *Session) int {
+	n := 0
+	for i := len(s.Display) - 1; i >= 1; i -= 2 {
+		reply, asked := s.Display[i], s.Display[i-1]
+		if reply.Stop != StopToolLimit || asked.Role != "user" || asked.Text != LimitContinuePrompt {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// Continue asks the model to go on with the session's cut-off or paused
+// reply, as a new turn. The evidence the earlier part cited stays citable.
 func (r *Runner) Continue(ctx context.Context, s *Session, emit func(Event)) (<-chan struct{}, error) {
 	if !CanContinue(s) {
+		if n := len(s.Display); n > 0 && s.Display[n-1].Stop == StopToolLimit {
+			return nil, errs.WithHint(errs.New(errs.Invalid, "chat.Continue", "this task reached the tool-call limit %d times in a row", MaxLimitContinues+1),
+				"say how to go on, or narrow the task, in a new message")
+		}
 		return nil, errs.New(errs.Invalid, "chat.Continue", "the last reply was not cut off; there is nothing to continue")
 	}
-	return r.start(ctx, s, ContinuePrompt, s.Display[len(s.Display)-1].Citations, false, emit)
+	last := s.Display[len(s.Display)-1]
+	prompt := ContinuePrompt
+	if last.Stop == StopToolLimit {
+		prompt = LimitContinuePrompt
+	}
+	return r.start(ctx, s, prompt, last.Citations, false, emit)
 }

@@ -105,3 +105,49 @@ func TestRefusalStoresANoticeNotAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestToolLimitPausesAndContinuesAFewTimes: a turn that used every tool
+// round is kept and labelled; Continue goes on with a hand-off prompt and
+// the evidence gathered so far, at most MaxLimitContinues times in a row.
+func TestToolLimitPausesAndContinuesAFewTimes(t *testing.T) {
+	var seen []llm.TurnRequest
+	r, s := newRunner(t, func(ctx context.Context, req llm.TurnRequest) (llm.TurnResult, error) {
+		seen = append(seen, req)
+		if len(seen) == 1 {
+			LedgerFrom(ctx).Add(Citation{Source: "garden/tomatoes.md"})
+		}
+		reply := "So far: [source: garden/tomatoes.md] beds 1-3 checked."
+		return llm.TurnResult{Reply: reply, Messages: []llm.Message{llm.Text(llm.RoleAssistant, reply)}, LimitHit: true, Iterations: 11}, nil
+	})
+	ev := runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) {
+		return r.Start(context.Background(), s, "check every bed", emit)
+	})
+	if data := ev.Data.(map[string]any); data["stop"] != StopToolLimit || data["notice"] != NoticeToolLimit {
+		t.Fatalf("reply event = %+v", ev)
+	}
+	saved, _ := r.Sessions.Load(s.ID)
+	if !CanContinue(saved) {
+		t.Fatal("a paused task offers Continue")
+	}
+	for i := 1; i <= MaxLimitContinues; i++ {
+		ev = runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Continue(context.Background(), s, emit) })
+		msgs := seen[i].Messages
+		if msgs[len(msgs)-1].PlainText() != LimitContinuePrompt {
+			t.Fatalf("continuation %d asked %q", i, msgs[len(msgs)-1].PlainText())
+		}
+		if cites := ev.Data.(map[string]any)["citations"].([]Citation); len(cites) != 1 {
+			t.Fatalf("continuation %d lost the evidence gathered so far: %+v", i, ev.Data)
+		}
+	}
+	if CanContinue(s) {
+		t.Fatalf("after %d continues in a row the user decides", MaxLimitContinues)
+	}
+	if _, err := r.Continue(context.Background(), s, nil); !errs.Is(err, errs.Invalid) || errs.HintOf(err) == "" {
+		t.Fatalf("a capped task: %v", err)
+	}
+	// A new message from the user starts the count again.
+	runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Start(context.Background(), s, "only beds 4-6", emit) })
+	if !CanContinue(s) {
+		t.Fatal("a new task may be continued again")
+	}
+}

@@ -19,6 +19,18 @@ function world(display: DisplayItem[]) {
 afterEach(() => cleanup())
 
 describe('a reply that did not end normally', () => {
+  it('labels a task paused at the tool-call limit and continues it', async () => {
+    const w = world([
+      { role: 'user', text: 'check every bed', at: '' },
+      { role: 'assistant', text: 'Beds 1-3 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
+    ])
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    expect((await screen.findByTestId('reply-notice')).textContent).toMatch(/Paused.*what it found so far is kept/)
+    await fireEvent.click(screen.getByText('Continue'))
+    expect(w.called('Chat.Continue')).toHaveLength(1)
+  })
+
   it('labels a cut-off reply and continues it', async () => {
     const w = world([
       { role: 'user', text: 'deposit?', at: '' },

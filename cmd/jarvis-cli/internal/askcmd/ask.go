@@ -58,7 +58,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 	cmd.Flags().StringVar(&opts.SessionID, "session", "", "continue this session id")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "provider[:model] for this session")
 	cmd.Flags().BoolVar(&opts.KBOnly, "kb-only", true, "answer only from the knowledge base")
-	cmd.Flags().BoolVar(&opts.Continue, "continue", false, "go on with the session's reply that was cut off at the output limit")
+	cmd.Flags().BoolVar(&opts.Continue, "continue", false, "go on with the session's reply that was cut off at the output limit or paused at the tool-call limit")
 	return cmd
 }
 
