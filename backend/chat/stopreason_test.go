@@ -146,7 +146,9 @@ func TestToolLimitPausesAndContinuesAFewTimes(t *testing.T) {
 		t.Fatalf("a capped task: %v", err)
 	}
 	// A new message from the user starts the count again.
-	runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) { return r.Start(context.Background(), s, "only beds 4-6", emit) })
+	runTurn(t, r, s, func(emit func(Event)) (<-chan struct{}, error) {
+		return r.Start(context.Background(), s, "only beds 4-6", emit)
+	})
 	if !CanContinue(s) {
 		t.Fatal("a new task may be continued again")
 	}
