@@ -33,7 +33,7 @@ done
 # always upgrades an earlier one).
 if [ -z "$version" ]; then
   desc="$(git describe --tags --always --dirty 2>/dev/null || echo dev)"
-  if [[ "$desc" =~ ^v?([0-9][0-9A-Za-z.]*)(-([0-9]+)-g([0-9a-f]+))?(-dirty)?$ ]]; then
+  if [[ "$desc" =~ ^v?([0-9]+\.[0-9A-Za-z.]*)(-([0-9]+)-g([0-9a-f]+))?(-dirty)?$ ]]; then
     version="${BASH_REMATCH[1]}"
     [ -n "${BASH_REMATCH[3]}" ] && version+="+${BASH_REMATCH[3]}.g${BASH_REMATCH[4]}"
   else
