@@ -13,6 +13,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/jarvis-kb/jarvis/app"
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/logs"
@@ -29,6 +30,13 @@ func wireWindow(svc *app.Services, cfg *config.Config, wailsCtx *atomic.Pointer[
 			return nil, fmt.Errorf("the window is not ready yet")
 		}
 		return *ctx, nil
+	}
+	// The login entry starts this very binary (/usr/bin/jarvis when
+	// installed); without a HOME there is no autostart folder, so no toggle.
+	if self, err := os.Executable(); err == nil {
+		if entry, err := autostart.Default(os.Getenv, self); err == nil {
+			svc.Setup.Autostart = &entry
+		}
 	}
 	svc.Library.Pick = func(title string) ([]string, error) {
 		ctx, err := window()

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/setup"
 )
 
@@ -16,6 +18,9 @@ type Setup struct {
 	// ("" when cancelled; nil where there is no dialog). The window wires
 	// it to the Wails runtime, the test bridge to its queued answers.
 	PickFolder func(title string) (string, error)
+	// Autostart is the login entry for the tray; the window wires it (nil:
+	// no autostart here, e.g. the test bridge, and the toggle is absent).
+	Autostart *autostart.Entry
 }
 
 // SetupView is the panel's state.
@@ -24,6 +29,8 @@ type SetupView struct {
 	DownloadMB int `json:"downloadMB"` // the search models' approximate size
 	// Configured is each provider's configured model, to prefill the panel.
 	Configured map[string]string `json:"configured"`
+	// Autostart is the tray-at-login setting (see AutostartState).
+	Autostart string `json:"autostart"`
 }
 
 // State inspects the configuration, the chat model and the search models.
@@ -33,7 +40,11 @@ func (s *Setup) State() SetupView {
 		st.Vault.Folders = []string{}
 	}
 	cfg := s.core.cfg
-	return SetupView{State: st, DownloadMB: setup.ModelDownloadMB, Configured: map[string]string{
+	auto, err := s.AutostartState()
+	if err != nil {
+		logs.L().Warn("cannot read the autostart entry", "err", err)
+	}
+	return SetupView{State: st, DownloadMB: setup.ModelDownloadMB, Autostart: auto, Configured: map[string]string{
 		"ollama": cfg.Chat.OllamaModel, "anthropic": cfg.Chat.AnthropicModel, "openrouter": cfg.OpenRouter.Model}}
 }
 
@@ -48,7 +59,35 @@ func (s *Setup) ChooseFolder() (string, error) {
 // SetVault makes path the vault and indexes it at once; it returns the
 // indexing operation's id. The change takes effect without a restart.
 func (s *Setup) SetVault(path string) (string, error) {
-	return s.core.vaultChange("setup.SetVault", func() error { return setup.SetVault(s.core.cfg, path) })
+	id, err := s.core.vaultChange("setup.SetVault", func() error { return setup.SetVault(s.core.cfg, path) })
+	if err == nil && s.Autostart != nil {
+		// Default on once a vault is chosen; a choice the user made stays.
+		// The vault is set either way, so a failure here is logged, not returned.
+		if _, aerr := s.Autostart.ApplyDefault(); aerr != nil {
+			logs.L().Warn("autostart default not applied", "err", aerr)
+		}
+	}
+	return id, err
+}
+
+// AutostartState is the "keep syncing after I log in" setting: "on",
+// "off", "unset" (not chosen yet: on once a vault is chosen) or
+// "unavailable".
+func (s *Setup) AutostartState() (string, error) {
+	if s.Autostart == nil {
+		return "unavailable", nil
+	}
+	st, err := s.Autostart.Read()
+	return st.String(), err
+}
+
+// SetAutostart turns "Keep Jarvis syncing in the background after I log
+// in" on or off: it writes the XDG autostart entry for `jarvis --tray`.
+func (s *Setup) SetAutostart(on bool) error {
+	if s.Autostart == nil {
+		return errs.WithHint(errs.New(errs.NotFound, "setup.SetAutostart", "starting at login is not available in this build"), "start `jarvis --tray` from your desktop's startup settings")
+	}
+	return s.Autostart.Set(on)
 }
 
 // SetPrivateDirs names the vault's private top-level folders and

@@ -32,7 +32,8 @@ type ortLocation struct {
 
 // locateORT finds the library: the explicit path (option, else
 // JARVIS_ORT_LIB), then the data directory's lib/ ($JARVIS_HOME/lib or
-// ~/.jarvis/lib), then beside the running executable.
+// ~/.jarvis/lib), then beside the running executable, then the installed
+// layout's private dir (<prefix>/lib/jarvis next to <prefix>/bin).
 func locateORT(explicit string, dirs []string) ortLocation {
 	if explicit == "" {
 		explicit = os.Getenv(ORTLibraryEnv)
@@ -66,7 +67,10 @@ func ortSearchDirs() []string {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		dirs = append(dirs, filepath.Dir(exe))
+		bin := filepath.Dir(exe)
+		// The .deb and the tar.gz keep the library out of the system's
+		// search path: /usr/lib/jarvis beside /usr/bin.
+		dirs = append(dirs, bin, filepath.Join(filepath.Dir(bin), "lib", "jarvis"))
 	}
 	return dirs
 }

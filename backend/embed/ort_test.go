@@ -59,7 +59,8 @@ func TestORTSearchDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe, _ = filepath.EvalSymlinks(exe)
-	if got, want := ortSearchDirs(), []string{filepath.Join(home, "lib"), filepath.Dir(exe)}; !slices.Equal(got, want) {
+	if got, want := ortSearchDirs(), []string{filepath.Join(home, "lib"), filepath.Dir(exe),
+		filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "jarvis")}; !slices.Equal(got, want) {
 		t.Fatalf("search dirs %v, want %v", got, want)
 	}
 }

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 
 log() { printf '\n==> %s\n' "$*"; }
 
-APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev xvfb xauth imagemagick dbus-daemon dbus-bin
+APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev libwebkit2gtk-4.1-dev dpkg-dev lintian debootstrap desktop-file-utils xvfb xauth imagemagick dbus-daemon dbus-bin
   latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc chromium
   xdotool tesseract-ocr tesseract-ocr-eng fonts-noto-color-emoji)
 missing=()

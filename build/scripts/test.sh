@@ -59,3 +59,10 @@ run_clean e2e bash -c 'cd frontend && node e2e/run.mjs ../build/bin/jarvis-bridg
 printf '\n==> window smoke test\n'
 run_clean smoke-window bash build/scripts/smoke-window.sh build/bin/jarvis build/bin/screenshot.png
 
+
+printf '\n==> release packages (.deb for WebKitGTK 4.1 and 4.0, tar.gz) and lintian\n'
+bash build/scripts/package.sh --skip-frontend
+for deb in dist/jarvis_"$(cat dist/VERSION)"_*_amd64.deb; do
+  # lintian exits non-zero on errors only (warnings are reported).
+  lintian --fail-on error "$deb"
+done

@@ -121,6 +121,10 @@ func (t Toolchain) run(ctx context.Context, dir, tool string, args []string) (Re
 	if timeout <= 0 {
 		timeout = 180 * time.Second
 	}
+	if _, err := exec.LookPath(tool); err != nil {
+		// The package only suggests TeX and pandoc: say what to install.
+		return Result{}, errs.WithHint(errs.Wrapf(errs.NotFound, "render", err, "%s is not installed", tool), installHint(tool))
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	emptyHome := filepath.Join(dir, ".texmf-home")
@@ -170,4 +174,15 @@ func LogTail(log string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// installHint names the Debian/Ubuntu packages that provide tool.
+func installHint(tool string) string {
+	switch tool {
+	case "pandoc":
+		return "install pandoc and LaTeX: sudo apt install pandoc latexmk texlive-latex-recommended"
+	case "latexmk", "pdflatex", "xelatex", "lualatex":
+		return "install LaTeX: sudo apt install latexmk texlive-latex-recommended (texlive-xetex for xelatex)"
+	}
+	return "install " + tool + " and make sure it is on PATH"
 }

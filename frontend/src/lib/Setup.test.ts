@@ -187,6 +187,40 @@ describe('the setup panel', () => {
     expect(within(panel).getByTestId('chat-ready').textContent).toContain('ollama:qwen3-vl:30b')
     expect(within(panel).getByRole('button', { name: 'Choose another folder…' })).toBeTruthy()
   })
+
+  it('keeps the tray syncing after login when asked, in Settings too', async () => {
+    const w = world({ ...completeSetup, autostart: 'on' }, {
+      'Settings.ResponseStyle': () => '',
+      'Settings.Summary': () => [],
+      'Settings.Prompts': () => [],
+      'Settings.Models': () => [],
+      'Setup.SetAutostart': (on: boolean) => {
+        w.box.state.autostart = on ? 'on' : 'off'
+      },
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
+    const panel = await screen.findByTestId('setup')
+    const box = within(panel).getByRole('checkbox', { name: 'Keep Jarvis syncing in the background after I log in' }) as HTMLInputElement
+    expect(box.checked).toBe(true)
+    await fireEvent.click(box)
+    await waitFor(() => expect(w.called('Setup.SetAutostart')[0]?.args).toEqual([false]))
+    await waitFor(() => expect((within(panel).getByRole('checkbox', { name: /after I log in/ }) as HTMLInputElement).checked).toBe(false))
+  })
+
+  it('has no autostart toggle where the app cannot start at login', async () => {
+    const w = world({ ...completeSetup, autostart: 'unavailable' }, {
+      'Settings.ResponseStyle': () => '',
+      'Settings.Summary': () => [],
+      'Settings.Prompts': () => [],
+      'Settings.Models': () => [],
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
+    const panel = await screen.findByTestId('setup')
+    expect(within(panel).getByTestId('vault-path')).toBeTruthy()
+    expect(within(panel).queryByTestId('autostart')).toBeNull()
+  })
 })
 
 describe('answers without a language model', () => {

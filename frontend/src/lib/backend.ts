@@ -163,6 +163,8 @@ export interface Backend {
   setExclude(patterns: string[]): Promise<string>
   setChat(provider: string, model: string): Promise<void>
   setAPIKey(provider: string, key: string): Promise<void>
+  /** Writes or hides the login entry that starts the tray. */
+  setAutostart(on: boolean): Promise<void>
   drafts(): Promise<T.DraftView[]>
   /** Something in the drafts tree changed (this window, the agent, jarvis-cli). */
   onDrafts(cb: () => void): () => void
@@ -261,6 +263,7 @@ export function backendOver(t: Transport): Backend {
     setExclude: (p) => c('Setup', 'SetExclude', p),
     setChat: (p, m) => c('Setup', 'SetChat', p, m),
     setAPIKey: (p, k) => c('Setup', 'SetAPIKey', p, k),
+    setAutostart: (on) => c('Setup', 'SetAutostart', on),
     drafts: () => c('Editor', 'Drafts'),
     onDrafts: (cb) => t.on('drafts', () => cb()),
     addDraftFile: (id, f) => c('Editor', 'AddFile', id, f),

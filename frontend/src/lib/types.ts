@@ -132,6 +132,8 @@ export interface SetupView {
   complete: boolean
   downloadMB: number
   configured: Record<string, string> // each provider's configured model
+  /** The tray at login: 'on', 'off', 'unset' (on once a vault is chosen) or 'unavailable'. */
+  autostart?: string
 }
 
 export interface Counts {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -139,6 +140,8 @@ func Run(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		ok("vault %s (private folders: %s)", cfg.Vault.Path, strings.Join(cfg.Vault.PrivateDirs, ", "))
 	}
 
+	checkAutostart(getenv, ok, warn)
+
 	if problems > 0 {
 		return errs.New(errs.Internal, "doctor", "%d problem(s) found", problems)
 	}
@@ -192,5 +195,26 @@ func checkKnowledgeBase(ctx context.Context, cfg *config.Config, e *engine.Engin
 		fail("probe search: %v", err)
 	} else {
 		ok("probe search (%s): %d hit(s) in %s", res.Mode, len(res.Hits), time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// checkAutostart says whether the tray starts at login (the tray keeps the
+// vault, the inbox and the digest in sync while the window is closed).
+func checkAutostart(getenv func(string) string, ok, warn func(string, ...any)) {
+	e, err := autostart.Default(getenv, "")
+	if err != nil {
+		warn("autostart: %v", err)
+		return
+	}
+	st, err := e.Read()
+	switch {
+	case err != nil:
+		warn("autostart: %v", err)
+	case st == autostart.On:
+		ok("autostart: on — the tray starts at login (%s)", e.Path)
+	case st == autostart.Off:
+		ok("autostart: off — turned off in Settings; sync runs only while Jarvis is open (%s)", e.Path)
+	default:
+		warn("autostart: not set up — the tray starts at login once a vault is chosen in the window's setup panel")
 	}
 }
