@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	fyne.io/systray v1.11.0
+	github.com/abadojack/whatlanggo v1.0.1
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/fsnotify/fsnotify v1.10.1
@@ -12,6 +13,7 @@ require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/knights-analytics/hugot v0.6.1
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/rivo/uniseg v0.4.7
 	github.com/sergi/go-diff v1.4.5
 	github.com/spf13/cobra v1.10.2
 	github.com/sugarme/tokenizer v0.3.0
@@ -60,7 +62,6 @@ require (
 	github.com/pkg/browser v0.0.0-20210911075715-681adbf594b8 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/samber/lo v1.38.1 // indirect
 	github.com/schollz/progressbar/v2 v2.15.0 // indirect

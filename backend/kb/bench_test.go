@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"fmt"
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"os"
 	"slices"
 	"sync"
@@ -125,6 +126,7 @@ type refBM25 struct {
 	n      int
 	avgLen float64
 	acc    []float32
+	langs  []analysis.Lang // the chunks' languages other than English, for the query
 }
 
 type refPosting struct {
@@ -137,6 +139,9 @@ func newRefBM25(chunks []Chunk, inPool func(Chunk) bool) *refBM25 {
 	var total float64
 	for i, c := range chunks {
 		tc := analyseChunk(c)
+		if tc.lang != analysis.English && !slices.Contains(x.langs, tc.lang) {
+			x.langs = append(x.langs, tc.lang)
+		}
 		for t, n := range tc.terms {
 			x.post[t] = append(x.post[t], refPosting{doc: int32(i), body: n[0], me: n[1]})
 		}
@@ -154,7 +159,7 @@ func newRefBM25(chunks []Chunk, inPool func(Chunk) bool) *refBM25 {
 // search returns the best k rows (and their scores) for query.
 func (x *refBM25) search(query string, k int) ([]int32, []float32) {
 	counts := map[string]int{}
-	forEachTerm(query, func(t string) { counts[t]++ })
+	analysis.EachQuery(query, analysis.QueryLangs(query, x.langs), func(t string, n int) { counts[t] = n })
 	clear(x.acc)
 	var touched []int32
 	for _, t := range slices.Sorted(func(yield func(string) bool) {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 )
 
 // The lexical index is stored per chunk: the column lex holds the chunk's
@@ -42,18 +44,19 @@ func lexFields(c Chunk) (meta, body string) {
 type termCounts struct {
 	terms            map[string][2]uint32 // term -> {body, meta} counts
 	bodyLen, metaLen uint32
+	lang             analysis.Lang // the stemmer's language for its Latin words
 }
 
 func analyseChunk(c Chunk) termCounts {
 	meta, body := lexFields(c)
-	tc := termCounts{terms: map[string][2]uint32{}}
-	forEachTerm(body, func(t string) {
+	tc := termCounts{terms: map[string][2]uint32{}, lang: analysis.Detect(meta + "\n" + body)}
+	analysis.Each(body, tc.lang, func(t string) {
 		n := tc.terms[t]
 		n[0]++
 		tc.terms[t] = n
 		tc.bodyLen++
 	})
-	forEachTerm(meta, func(t string) {
+	analysis.Each(meta, tc.lang, func(t string) {
 		n := tc.terms[t]
 		n[1]++
 		tc.terms[t] = n
@@ -187,6 +190,11 @@ func (s *Store) encodeLex(ctx context.Context, tx *sql.Tx, chunks []Chunk, lex [
 	}()
 	for i, c := range chunks {
 		tc := analyseChunk(c)
+		if tc.lang != analysis.English {
+			if _, err := lookup(langTerm(tc.lang)); err != nil {
+				return err
+			}
+		}
 		entries := make([]lexEntry, 0, len(tc.terms))
 		for t, n := range tc.terms {
 			id, err := lookup(t)
@@ -203,8 +211,12 @@ func (s *Store) encodeLex(ctx context.Context, tx *sql.Tx, chunks []Chunk, lex [
 // queryTerms analyses a query and returns the dictionary ids of its terms
 // (sorted) with how often each occurs; terms never indexed are dropped.
 func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
+	vault, err := s.vaultLangs(ctx)
+	if err != nil {
+		return nil, err
+	}
 	counts := map[string]int{}
-	forEachTerm(query, func(t string) { counts[t]++ })
+	analysis.EachQuery(query, analysis.QueryLangs(query, vault), func(t string, n int) { counts[t] = n })
 	out := make([]qterm, 0, len(counts))
 	var missing []any
 	for t, n := range counts {
@@ -224,6 +236,35 @@ func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b qterm) int { return int(a.id) - int(b.id) })
+	return out, nil
+}
+
+// vaultLangs are the languages other than English some chunk was analysed
+// in (their langTerm entries in the dictionary).
+func (s *Store) vaultLangs(ctx context.Context) ([]analysis.Lang, error) {
+	var out []analysis.Lang
+	var missing []any
+	for _, l := range analysis.Langs() {
+		if l == analysis.English {
+			continue
+		}
+		if _, ok := s.terms.get(langTerm(l)); ok {
+			out = append(out, l)
+		} else {
+			missing = append(missing, langTerm(l))
+		}
+	}
+	if len(missing) > 0 {
+		learned, err := s.lookupTerms(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range analysis.Langs() {
+			if _, ok := learned[langTerm(l)]; ok {
+				out = append(out, l)
+			}
+		}
+	}
 	return out, nil
 }
 
