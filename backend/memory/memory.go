@@ -62,37 +62,41 @@ func (s *Store) List() ([]Fact, error) {
 // Add remembers a new fact.
 func (s *Store) Add(text string, private bool) (Fact, error) {
 	const op = "memory.Add"
-	text, err := s.clean(op, text)
-	if err != nil {
-		return Fact{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	facts, err := s.read()
-	if err != nil {
-		return Fact{}, err
-	}
-	for _, f := range facts {
-		if strings.EqualFold(f.Text, text) {
-			if private && !f.Private { // the stricter wish wins
-				f.Private = true
-				return f, s.replace(facts, f)
+	return s.edit(op, text, func(facts []Fact, text string) (Fact, error) {
+		for _, f := range facts {
+			if strings.EqualFold(f.Text, text) {
+				if private && !f.Private { // the stricter wish wins
+					f.Private = true
+					return f, s.replace(facts, f)
+				}
+				return f, nil // already remembered
 			}
-			return f, nil // already remembered
 		}
-	}
-	if len(facts) >= MaxFacts {
-		return Fact{}, errs.WithHint(errs.New(errs.Invalid, op, "memory holds %d facts, the most it keeps", MaxFacts),
-			"delete facts you no longer need in Settings → Memory")
-	}
-	now := s.now()
-	f := Fact{ID: newID(), Text: text, Private: private, CreatedAt: now, UpdatedAt: now}
-	return f, s.write(append(facts, f))
+		if len(facts) >= MaxFacts {
+			return Fact{}, errs.WithHint(errs.New(errs.Invalid, op, "memory holds %d facts, the most it keeps", MaxFacts),
+				"delete facts you no longer need in Settings → Memory")
+		}
+		now := s.now()
+		f := Fact{ID: newID(), Text: text, Private: private, CreatedAt: now, UpdatedAt: now}
+		return f, s.write(append(facts, f))
+	})
 }
 
 // Update changes a fact's text and privacy.
 func (s *Store) Update(id, text string, private bool) (Fact, error) {
 	const op = "memory.Update"
+	return s.edit(op, text, func(facts []Fact, text string) (Fact, error) {
+		i := slices.IndexFunc(facts, func(f Fact) bool { return f.ID == id })
+		if i < 0 {
+			return Fact{}, errs.New(errs.NotFound, op, "no remembered fact %q", id)
+		}
+		facts[i].Text, facts[i].Private, facts[i].UpdatedAt = text, private, s.now()
+		return facts[i], s.write(facts)
+	})
+}
+
+// edit cleans text, then applies change to the list under the lock.
+func (s *Store) edit(op, text string, change func(facts []Fact, text string) (Fact, error)) (Fact, error) {
 	text, err := s.clean(op, text)
 	if err != nil {
 		return Fact{}, err
@@ -103,12 +107,7 @@ func (s *Store) Update(id, text string, private bool) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	i := slices.IndexFunc(facts, func(f Fact) bool { return f.ID == id })
-	if i < 0 {
-		return Fact{}, errs.New(errs.NotFound, op, "no remembered fact %q", id)
-	}
-	facts[i].Text, facts[i].Private, facts[i].UpdatedAt = text, private, s.now()
-	return facts[i], s.write(facts)
+	return change(facts, text)
 }
 
 // Delete forgets a fact.
