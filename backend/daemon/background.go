@@ -128,6 +128,12 @@ func (b *Background) backfillOnce(ctx context.Context) {
 		b.Svc.logf("embeddings: %v", err)
 		return
 	}
+	// Keyword search works without models, so its re-analysis comes first.
+	if n, err := e.ReanalyseLex(ctx, nil); err != nil && ctx.Err() == nil && !errs.Is(err, errs.Conflict) {
+		b.Svc.logf("keyword index: %v", err)
+	} else if n > 0 {
+		b.Svc.logf("keyword index: %d chunks re-analysed for the multilingual analyser", n)
+	}
 	if err := e.LoadModels(ctx); err != nil {
 		b.Svc.logf("embeddings: %v", err)
 		return

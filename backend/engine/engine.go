@@ -299,6 +299,12 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	return st, err
 }
 
+// ReanalyseLex brings a store written by an older analyser to the current
+// one in the background (see kb.ReanalyseLex); search serves throughout.
+func (e *Engine) ReanalyseLex(ctx context.Context, progress func(done, total int)) (int, error) {
+	return kb.ReanalyseLex(ctx, e.Store, progress)
+}
+
 // Backfill embeds every chunk still waiting for a vector of the configured
 // model (see kb.Backfill). Without an embedding model there is nothing to do.
 func (e *Engine) Backfill(ctx context.Context, o kb.BackfillOptions) (kb.BackfillResult, error) {

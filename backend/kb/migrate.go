@@ -54,6 +54,9 @@ func (s *Store) migrateV1(ctx context.Context, tx *sql.Tx) error {
 	if _, err := s.relex(ctx, tx, gen); err != nil {
 		return fmt.Errorf("migrate: lexical index: %w", err)
 	}
+	if err := setLexCurrent(ctx, tx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(schemaVersion))
 	return err
 }

@@ -242,7 +242,7 @@ func (s *Store) init(ctx context.Context) error {
 					return err
 				}
 			}
-			return nil
+			return setLexCurrent(ctx, tx)
 		case 1:
 			return s.migrateV1(ctx, tx)
 		}
