@@ -41,8 +41,6 @@ func (l *Library) store() (*kb.Store, error) {
 	return eng.Store, nil
 }
 
-var kindTypes = map[string][]string{"papers": {kb.DocPaper, kb.DocDigest}, "notes": {kb.DocNote}, "chat": {kb.DocChat}, "": nil, "all": nil}
-
 // Documents lists documents of a kind (papers, notes, chat, all), narrowed
 // by a case-insensitive title/key filter.
 func (l *Library) Documents(kind, filter string) ([]kb.DocumentSummary, error) {
@@ -50,11 +48,11 @@ func (l *Library) Documents(kind, filter string) ([]kb.DocumentSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	types, ok := kindTypes[kind]
-	if !ok {
+	k, err := kb.ParseKind(kind)
+	if err != nil {
 		return nil, errs.New(errs.Invalid, "library", "unknown kind %q", kind)
 	}
-	docs, err := s.List(context.Background(), kb.Filter{DocTypes: types}, 5000)
+	docs, err := s.List(context.Background(), kb.Filter{DocTypes: k.DocTypes()}, 5000)
 	if err != nil {
 		return nil, err
 	}
@@ -239,9 +237,9 @@ func (l *Library) Remove(token string, exclude bool) (int, error) {
 		}
 	}
 	if p.file != "" {
-		return s.DeleteBy(context.Background(), "file_path", p.file)
+		return s.DeleteWhere(context.Background(), kb.Filter{FilePath: p.file})
 	}
-	return s.DeleteBy(context.Background(), "source", p.source)
+	return s.DeleteWhere(context.Background(), kb.Filter{Source: p.source})
 }
 
 // excludeFromVault appends rel to vault.exclude, on disk and in memory.

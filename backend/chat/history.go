@@ -83,7 +83,7 @@ func (h *HistoryIndexer) Retitle(ctx context.Context, id, title string) error {
 
 // Forget removes a deleted session's exchanges from the knowledge base.
 func (h *HistoryIndexer) Forget(ctx context.Context, id string) error {
-	_, err := h.Store.DeleteBy(ctx, "source", ChatSource(id))
+	_, err := h.Store.DeleteWhere(ctx, kb.Filter{Source: ChatSource(id)})
 	return err
 }
 

@@ -59,14 +59,6 @@ type KB struct {
 	Confirm     *Confirmations
 }
 
-// kinds maps search_kb's kind argument to doc types.
-var kinds = map[string][]string{
-	"all":    nil,
-	"papers": {kb.DocPaper, kb.DocDigest},
-	"notes":  {kb.DocNote},
-	"chat":   {kb.DocChat},
-}
-
 func intArg(args map[string]any, key string, def int) int {
 	switch v := args[key].(type) {
 	case float64:
@@ -308,15 +300,11 @@ func withFilters(props map[string]string) map[string]string {
 }
 
 func (k *KB) filter(args map[string]any) (kb.Filter, error) {
-	kind := str(args, "kind")
-	if kind == "" {
-		kind = "all"
+	kind, err := kb.ParseKind(str(args, "kind"))
+	if err != nil {
+		return kb.Filter{}, errs.WithHint(errs.New(errs.Invalid, "search_kb", "unknown kind %q", str(args, "kind")), "use all, papers, notes or chat")
 	}
-	types, ok := kinds[kind]
-	if !ok {
-		return kb.Filter{}, errs.WithHint(errs.New(errs.Invalid, "search_kb", "unknown kind %q", kind), "use all, papers, notes or chat")
-	}
-	f := kb.Filter{DocTypes: types, Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity")}
+	f := kb.Filter{DocTypes: kind.DocTypes(), Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity")}
 	for _, tag := range strings.Split(str(args, "tags"), ",") {
 		if tag = strings.TrimSpace(tag); tag != "" {
 			f.Tags = append(f.Tags, tag)
@@ -455,10 +443,7 @@ func searchModeNote(m kb.Mode) string {
 
 // DocFilter names one document: a vault note by path, anything else by source.
 func DocFilter(source string) kb.Filter {
-	if strings.Contains(source, "://") || strings.HasPrefix(source, "arXiv:") || strings.HasPrefix(source, "bioRxiv:") || strings.HasPrefix(source, "chat:") {
-		return kb.Filter{Source: source}
-	}
-	return kb.Filter{Source: kb.SourceVault, FilePath: source}
+	return kb.DocRef(source).Filter()
 }
 
 // document returns a stored document's chunks in reading order, or the
@@ -717,12 +702,11 @@ func (k *KB) remove(ctx context.Context, s *Session, args map[string]any) (strin
 	if !yes {
 		return "The user declined; nothing was removed.", "removal declined", nil
 	}
-	var n int
+	del := kb.Filter{Source: source}
 	if f.FilePath != "" {
-		n, err = k.Store.DeleteBy(ctx, "file_path", f.FilePath)
-	} else {
-		n, err = k.Store.DeleteBy(ctx, "source", source)
+		del = kb.Filter{FilePath: f.FilePath}
 	}
+	n, err := k.Store.DeleteWhere(ctx, del)
 	if err != nil {
 		return "", "", err
 	}

@@ -198,19 +198,6 @@ func columnExpr(key string) (string, error) {
 	return "", errs.New(errs.Invalid, "kb", "unknown metadata key %q (known: %s, or x_<key>)", key, strings.Join(metadataColumns, ", "))
 }
 
-// DeleteBy removes every chunk whose key equals value and returns how many.
-// Only database rows are deleted: no file on disk is ever touched.
-func (s *Store) DeleteBy(ctx context.Context, key, value string) (int, error) {
-	expr, err := columnExpr(key)
-	if err != nil {
-		return 0, err
-	}
-	if value == "" {
-		return 0, errs.New(errs.Invalid, "kb.DeleteBy", "refusing to delete by an empty %s", key)
-	}
-	return s.execCounted(ctx, "kb.DeleteBy", `DELETE FROM chunks AS c WHERE `+expr+` = ?`, value)
-}
-
 // Fields that UpdateFields may change without re-embedding.
 var updatable = map[string]bool{"title": true, "authors": true, "doi": true, "visibility": true, "file_path": true,
 	"source": true, "meta_schema": true, "modified_at": true, "content_hash": true, "category": true, "status": true,

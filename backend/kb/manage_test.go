@@ -105,10 +105,10 @@ func TestUpdateAndDeleteAreMetadataOnly(t *testing.T) {
 	if _, err := s.SetPaperMeta(ctx, "doi:404", "x", "", ""); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("missing paper: %v", err)
 	}
-	if k, err := s.DeleteBy(ctx, "source", "doi:1"); err != nil || k != 1 {
+	if k, err := s.DeleteWhere(ctx, Filter{Source: "doi:1"}); err != nil || k != 1 {
 		t.Fatalf("%d %v", k, err)
 	}
-	if _, err := s.DeleteBy(ctx, "source", ""); !errs.Is(err, errs.Invalid) {
+	if _, err := s.DeleteWhere(ctx, Filter{Source: ""}); !errs.Is(err, errs.Invalid) {
 		t.Fatal("empty value delete must be refused")
 	}
 }

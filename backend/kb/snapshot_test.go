@@ -70,7 +70,7 @@ func TestColdProcessStartsFromSnapshotAndCatchesUp(t *testing.T) {
 	if err := writer.Commit(synthChunks(60, 80, 0), ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writer.DeleteBy(ctx, "file_path", "notes/n1.md"); err != nil {
+	if _, err := writer.DeleteWhere(ctx, Filter{FilePath: "notes/n1.md"}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := writer.UpdateFields(ctx, Filter{FilePath: "notes/n2.md"}, map[string]any{"visibility": Private}); err != nil || n != 3 {

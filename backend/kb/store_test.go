@@ -322,7 +322,7 @@ func TestRescoreReadsTheStoresVectors(t *testing.T) {
 	if want := dot(normalise([]float32{0.6, 0.8, 0}), q); top[1].score != want {
 		t.Fatalf("score %v, want the float cosine %v", top[1].score, want)
 	}
-	if n, err := s.DeleteBy(ctx, "source", "b.md"); err != nil || n != 1 {
+	if n, err := s.DeleteWhere(ctx, Filter{Source: "b.md"}); err != nil || n != 1 {
 		t.Fatalf("delete: %d, %v", n, err)
 	}
 	if _, got, err = s.rescore(ctx, model, q, cands, ids, 3); err != nil || !slices.Equal(got, []int64{ids[0], ids[2]}) {

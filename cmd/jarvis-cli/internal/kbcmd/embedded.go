@@ -216,7 +216,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		Args: cobra.NoArgs,
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, _ []string) error {
 			if force {
-				n, err := e.Store.DeleteBy(ctx, "source", kb.SourceVault)
+				n, err := e.Store.DeleteWhere(ctx, kb.Filter{Source: kb.SourceVault})
 				if err != nil {
 					return errs.WithHint(errs.Wrap(errs.RAG, "kb index-vault", err), "the old vault index could not be cleared; nothing was rebuilt")
 				}

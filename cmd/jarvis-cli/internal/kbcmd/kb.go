@@ -120,7 +120,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Example: "  jarvis-cli kb remove source https://arxiv.org/abs/2401.01234",
 		Args:    cobra.ExactArgs(2),
 		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
-			f, err := filterFor(args[0], args[1])
+			f, err := kb.ParseFilter(args[0], args[1])
 			if err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 					return errs.New(errs.Cancelled, "kb remove", "nothing removed")
 				}
 			}
-			n, err := s.DeleteBy(ctx, args[0], args[1])
+			n, err := s.DeleteWhere(ctx, f)
 			if err != nil {
 				return err
 			}
@@ -176,29 +176,6 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 
 	addEmbeddingCommands(cmd, io, load, getenv)
 	return cmd
-}
-
-// filterFor builds the filter that previews a DeleteBy(key, value); removal
-// is offered only for keys that can be previewed exactly.
-func filterFor(key, value string) (kb.Filter, error) {
-	switch key {
-	case "source":
-		return kb.Filter{Source: value}, nil
-	case "file_path":
-		return kb.Filter{FilePath: value}, nil
-	case "doc_type":
-		return kb.Filter{DocTypes: []string{value}}, nil
-	case "category":
-		return kb.Filter{Category: value}, nil
-	case "status":
-		return kb.Filter{Status: value}, nil
-	case "entity":
-		return kb.Filter{Entity: value}, nil
-	}
-	if strings.HasPrefix(key, "x_") {
-		return kb.Filter{Fields: map[string]string{key: value}}, nil
-	}
-	return kb.Filter{}, errs.New(errs.Invalid, "kb remove", "remove by source, file_path, doc_type, category, status, entity or an x_<key>, not %q", key)
 }
 
 func printCounts(io *iostreams.IO, title string, m map[string]int) {

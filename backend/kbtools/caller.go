@@ -1,0 +1,47 @@
+// Package kbtools holds the knowledge-base operations every surface (the
+// chat agent, an MCP server, the CLI, the window) calls, with the one
+// privacy rule they all obey. Surfaces only decode arguments and render.
+package kbtools
+
+import (
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// The one visibility rule.
+//
+// A cloud caller's results are computed from public material only, and
+// every answer about private material — it exists, it matched, it was
+// refused — is the answer given when that material does not exist, byte
+// for byte. A cloud model therefore learns nothing of private content, not
+// even whether a guessed word, path or title occurs in it.
+//
+// A local caller sees everything; the first private byte it receives makes
+// it private for good.
+//
+// No write-down: a private caller writes only private things; it may not
+// put its words into public entries, where any cloud caller would read them.
+
+// Caller is who asks and what it may learn.
+type Caller struct {
+	Cloud   bool   // a model we do not run (cloud chat, an MCP client)
+	Private bool   // it has already received private material
+	Who     string // for messages and logs: "chat", "mcp", "cli", "window"
+}
+
+// Scope narrows a filter to what the caller may see.
+func (c Caller) Scope(f kb.Filter) kb.Filter {
+	if c.Cloud {
+		f.Visibility = []string{kb.Public}
+	}
+	return f
+}
+
+// NoWriteDown refuses a private caller's change to a public entry.
+func (c Caller) NoWriteDown(op, visibility string) error {
+	if visibility == kb.Public && c.Private {
+		return errs.WithHint(errs.New(errs.Privacy, op, "this conversation holds private material, so it cannot change what public documents say"),
+			"make the change in the Library, or from a conversation that has not read private notes")
+	}
+	return nil
+}
