@@ -156,6 +156,7 @@ func (c *Chat) Open(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
+	go c.core.agent().Warm(context.Background(), s.ModelSpec())
 	return c.view(s), nil
 }
 

@@ -5,7 +5,9 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
+	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/setup"
 )
 
@@ -100,6 +102,22 @@ func (s *Setup) SetPrivateDirs(dirs []string) (string, error) {
 // in line at once (an operation id).
 func (s *Setup) SetExclude(patterns []string) (string, error) {
 	return s.core.vaultChange("setup.SetExclude", func() error { return setup.SetExclude(s.core.cfg, patterns) })
+}
+
+// RecommendedModels are the small local models the setup panel offers.
+func (s *Setup) RecommendedModels() []llm.RecommendedModel { return llm.RecommendedModels }
+
+// PullModel downloads a local model through Ollama as an operation (with
+// progress and Cancel in the window) and returns its id.
+func (s *Setup) PullModel(name string) string {
+	ag := s.core.agent()
+	return s.core.ops.Start("ollama", "Download "+name, func(ctx context.Context, report ops.Report) (string, error) {
+		err := ag.PullModel(ctx, name, func(p llm.PullProgress) { report(p.Status, int(p.Completed>>20), int(p.Total>>20)) })
+		if err != nil {
+			return "", err
+		}
+		return name + " is ready", nil
+	})
 }
 
 // SetChat makes provider:model the default for new chats.

@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
@@ -162,6 +163,38 @@ func (a *Agent) Inbox() (*ingest.Inbox, error) {
 		opts.Model = p
 	}
 	return ingest.InboxFor(a.Cfg, a.Engine.Store, a.Engine.Embedder(), opts), nil
+}
+
+// preloadFor is how long a preloaded local model stays in memory.
+const preloadFor = "30m"
+
+// Warm loads a local session's model into memory ahead of its first
+// question, so the answer does not wait on a cold load. Cloud models need
+// nothing; a failure only means the first answer is slower, so it is
+// logged, not returned.
+func (a *Agent) Warm(ctx context.Context, spec string) {
+	p, err := a.Provider(spec)
+	if err != nil {
+		return
+	}
+	if ol, ok := p.(*llm.Ollama); ok {
+		if err := ol.Preload(ctx, preloadFor); err != nil {
+			logs.L().Info("ollama: preload failed", "model", ol.Model(), "err", err)
+		}
+	}
+}
+
+// PullModel downloads a local model through Ollama, reporting progress.
+func (a *Agent) PullModel(ctx context.Context, name string, progress func(llm.PullProgress)) error {
+	p, err := a.Provider("ollama:" + name)
+	if err != nil {
+		return err
+	}
+	ol, ok := p.(*llm.Ollama)
+	if !ok {
+		return errs.New(errs.Internal, "agent.PullModel", "ollama:%s is not a local model", name)
+	}
+	return ol.Pull(ctx, name, progress)
 }
 
 // Close releases the knowledge base.

@@ -113,6 +113,33 @@ describe('the setup panel', () => {
     await waitFor(() => expect(w.called('Shell.Info')).toHaveLength(2)) // the header reads the new default
   })
 
+  it('downloads a recommended model through Ollama with progress, then offers it', async () => {
+    const st = clone(freshSetup)
+    st.ollama = { url: 'http://127.0.0.1:11434', running: true, models: [] }
+    const w = world(st, {
+      'Setup.RecommendedModels': () => [
+        { name: 'qwen3:4b', size: '2.5 GB', about: 'fast' },
+        { name: 'llama3.2:3b', size: '2.0 GB', about: 'small' },
+      ],
+      'Setup.PullModel': () => 'op-pull',
+    })
+    render(App, { props: { backend: w.backend } })
+    expect((await screen.findByTestId('ollama-status')).textContent).toContain('has no models yet. Download one below.')
+    const rows = await screen.findAllByTestId('recommended-model')
+    expect(rows.map((r) => r.textContent)).toEqual([expect.stringContaining('qwen3:4b 2.5 GB · fast'), expect.stringContaining('llama3.2:3b')])
+    await fireEvent.click(within(rows[0]).getByRole('button', { name: 'Download' }))
+    await waitFor(() => expect(w.called('Setup.PullModel')[0]?.args).toEqual(['qwen3:4b']))
+    const t = '2026-01-01T00:00:0'
+    w.emit('op', { op_id: 'op-pull', kind: 'ollama', title: 'Download qwen3:4b', seq: 2, stage: 'pulling 6a0746a1ec1a', done: 600, total: 2400, state: 'running', started: t + '1Z' })
+    await waitFor(() => expect(screen.getByText(/Download qwen3:4b/)).toBeTruthy())
+    expect(screen.getAllByRole('button', { name: 'Download' }).every((b) => (b as HTMLButtonElement).disabled)).toBe(true)
+    w.box.state.ollama.models = ['qwen3:4b']
+    w.emit('op', { op_id: 'op-pull', kind: 'ollama', title: 'Download qwen3:4b', seq: 3, stage: 'success', done: 2400, total: 2400, state: 'done', result: 'qwen3:4b is ready', started: t + '1Z' })
+    const select = (await screen.findByLabelText('Model', { selector: 'select' })) as HTMLSelectElement
+    expect(Array.from(select.options).map((o) => o.value)).toEqual(['qwen3:4b'])
+    expect(screen.getAllByTestId('recommended-model').map((r) => r.textContent)).toEqual([expect.stringContaining('llama3.2:3b')])
+  })
+
   it('takes an API key in a password field, sends it once and only ever shows "key set"', async () => {
     const key = 'sk-ant-api03-secret-value'
     const w = world(freshSetup, {

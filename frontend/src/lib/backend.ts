@@ -133,6 +133,9 @@ export interface Backend {
   pickFiles(): Promise<string[]>
   syncVault(): Promise<string>
   cancelOp(id: string): Promise<boolean>
+  recommendedModels(): Promise<T.RecommendedModel[]>
+  /** Downloads a model through Ollama as an operation; returns its id. */
+  pullModel(name: string): Promise<string>
   retryOp(id: string): Promise<string>
   ops(): Promise<T.Op[]>
   onOp(cb: (o: T.Op) => void): () => void
@@ -236,6 +239,8 @@ export function backendOver(t: Transport): Backend {
     pickFiles: () => c('Library', 'PickFiles'),
     syncVault: () => c('Library', 'SyncVault'),
     cancelOp: (id) => c('Library', 'CancelOp', id),
+    recommendedModels: () => c('Setup', 'RecommendedModels'),
+    pullModel: (name) => c('Setup', 'PullModel', name),
     retryOp: (id) => c('Library', 'RetryOp', id),
     ops: () => c('Library', 'Ops'),
     onOp: (cb) => t.on('op', (d) => cb(d as T.Op)),

@@ -283,6 +283,13 @@ export interface SyncView {
   jobs: JobLine[]
 }
 
+/** A small local model the setup panel offers to download through Ollama. */
+export interface RecommendedModel {
+  name: string
+  size: string
+  about: string
+}
+
 export interface Op {
   op_id: string
   kind: string
