@@ -156,7 +156,8 @@ func (c *Chat) Open(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
-	go c.core.agent().Warm(context.Background(), s.ModelSpec())
+	ag, spec := c.core.agent(), s.ModelSpec()
+	c.core.goBackground(func(ctx context.Context) { ag.Warm(ctx, spec) })
 	return c.view(s), nil
 }
 

@@ -34,6 +34,26 @@ type core struct {
 	// launch starts a desktop program by argv (the file manager); the
 	// test bridge records the argv instead.
 	launch func(argv []string) error
+	// life ends when the window closes; short background work (a model
+	// preload) runs under it and is waited for, so none outlives Close.
+	life    context.Context
+	end     context.CancelFunc
+	running gosync.WaitGroup
+}
+
+// goBackground runs fn under the window's lifetime.
+func (c *core) goBackground(fn func(ctx context.Context)) {
+	c.running.Add(1)
+	go func() {
+		defer c.running.Done()
+		fn(c.life)
+	}()
+}
+
+// endLife cancels background work and waits for it.
+func (c *core) endLife() {
+	c.end()
+	c.running.Wait()
 }
 
 func (c *core) agent() *agent.Agent { return c.ag.Load() }

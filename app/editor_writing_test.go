@@ -180,6 +180,9 @@ func echoModel(t *testing.T) (*httptest.Server, func() []string) {
 	var mu sync.Mutex
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat" { // a preload (/api/generate) needs only a 200
+			return
+		}
 		var req struct {
 			Messages []struct{ Role, Content string }
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -27,6 +28,7 @@ type Services struct {
 func NewServices(cfg *config.Config, ag *agent.Agent, emit Emit, getenv func(string) string) *Services {
 	c := &core{cfg: cfg, getenv: getenv, emit: emit, ops: &ops.Tracker{Emit: func(o ops.Op) { emit(OpEvent, o) }, Redact: llm.Redactor(llm.Secrets(cfg, getenv)).Redact},
 		launch: reveal.Start}
+	c.life, c.end = context.WithCancel(context.Background())
 	c.ag.Store(ag)
 	ch := &Chat{core: c, emit: emit, getenv: getenv, open: map[string]*chat.Session{}}
 	c.busy = ch.anyBusy
@@ -70,6 +72,7 @@ func (s *Services) Bind() []any {
 // Close stops the background work and releases the knowledge base.
 func (s *Services) Close() error {
 	s.core.stopBackground()
+	s.core.endLife()
 	s.Editor.close()
 	return s.core.agent().Close()
 }

@@ -195,6 +195,9 @@ func TestViewSourceShowsPDFPagesAndStoredText(t *testing.T) {
 // removingModel asks to remove the roses note, then answers with text.
 func removingModel(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat" { // a preload (/api/generate) needs only a 200
+			return
+		}
 		var req struct{ Messages []struct{ Role string } }
 		json.NewDecoder(r.Body).Decode(&req)
 		if req.Messages[len(req.Messages)-1].Role == "tool" {

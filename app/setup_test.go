@@ -203,6 +203,9 @@ func blockingModel(t *testing.T, note string, release chan struct{}) string {
 			fmt.Fprint(w, `{"models":[{"name":"demo"}]}`)
 			return
 		}
+		if r.URL.Path != "/api/chat" { // a preload (/api/generate) needs only a 200
+			return
+		}
 		var req struct {
 			Messages []struct{ Role, Content string }
 		}
