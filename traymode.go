@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -69,6 +70,13 @@ func runTray(cfg *config.Config) int {
 	bg.Start()
 	go bg.Run(ctx)
 	c := &tray.Controller{Scheduler: sched, Disabled: sched.Disabled, Log: slog.Logf, Open: startWindow}
+	// The login entry names this binary; without a HOME there is none and
+	// the menu has a plain Quit.
+	if self, err := os.Executable(); err == nil {
+		if entry, err := autostart.Default(os.Getenv, self); err == nil {
+			c.Autostart = entry
+		}
+	}
 	if err := c.Run(ctx, trayIcon); err != nil {
 		slog.Logf("tray stopped: %v", err)
 		return 1

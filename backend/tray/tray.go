@@ -16,6 +16,7 @@ import (
 
 	"fyne.io/systray"
 
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 )
 
@@ -27,6 +28,36 @@ type Controller struct {
 	Open      func() error // start (or raise) the window
 	Log       func(format string, args ...any)
 	Now       func() time.Time
+	// Autostart is the login entry that starts this tray (nil: none). While
+	// it is on, the menu offers to quit and stop starting at login too.
+	Autostart LoginEntry
+}
+
+// LoginEntry is the autostart setting as the tray uses it.
+type LoginEntry interface {
+	Read() (autostart.State, error)
+	Set(on bool) error
+}
+
+// startsAtLogin is whether the login entry is on.
+func (c *Controller) startsAtLogin() bool {
+	if c.Autostart == nil {
+		return false
+	}
+	st, err := c.Autostart.Read()
+	if err != nil {
+		c.logf("tray: cannot read the autostart entry: %v", err)
+	}
+	return st == autostart.On
+}
+
+// QuitForGood turns the login entry off; the caller then quits.
+func (c *Controller) QuitForGood() error {
+	if c.Autostart == nil {
+		return nil
+	}
+	c.logf("tray: quit and stop starting at login, from the menu")
+	return c.Autostart.Set(false)
 }
 
 func (c *Controller) logf(format string, args ...any) {
@@ -102,6 +133,19 @@ func (c *Controller) build(ctx context.Context, cancel context.CancelFunc, icon 
 	open := systray.AddMenuItem("Open Jarvis", "Open the Jarvis window")
 	systray.AddSeparator()
 	quit := systray.AddMenuItem("Quit", "Stop background sync and quit the tray")
+	// Quitting asks, by offering both: quit now (the tray starts again at
+	// the next login) or quit and stop starting at login.
+	quitForGood := systray.AddMenuItem("Quit and stop starting at login", "Stop background sync and do not start it at the next login")
+	showQuitForGood := func() {
+		if c.startsAtLogin() {
+			quit.SetTitle("Quit (starts again at next login)")
+			quitForGood.Show()
+		} else {
+			quit.SetTitle("Quit")
+			quitForGood.Hide()
+		}
+	}
+	showQuitForGood()
 	go func() {
 		tick := time.NewTicker(5 * time.Second)
 		defer tick.Stop()
@@ -114,6 +158,7 @@ func (c *Controller) build(ctx context.Context, cancel context.CancelFunc, icon 
 				for i, l := range c.Lines() {
 					status[i].SetTitle(l.Title)
 				}
+				showQuitForGood() // the window's Settings may have changed it
 			case <-digestNow.ClickedCh:
 				go c.Action(ctx, "digest")
 			case <-vaultNow.ClickedCh:
@@ -124,6 +169,11 @@ func (c *Controller) build(ctx context.Context, cancel context.CancelFunc, icon 
 				}
 			case <-quit.ClickedCh:
 				c.logf("tray: quit from the menu")
+				cancel()
+			case <-quitForGood.ClickedCh:
+				if err := c.QuitForGood(); err != nil {
+					c.logf("tray: cannot turn autostart off: %v", err)
+				}
 				cancel()
 			}
 		}

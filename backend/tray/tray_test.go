@@ -15,6 +15,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/jarvis-kb/jarvis/backend/autostart"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 )
 
@@ -119,6 +120,9 @@ func menuItems(t *testing.T, obj dbus.BusObject) map[string]int32 {
 		if err := dbus.Store([]any{c.Value()}, &child); err != nil {
 			t.Fatal(err)
 		}
+		if v, ok := child.Props["visible"]; ok && !v.Value().(bool) {
+			continue // a hidden item is not in the menu the user sees
+		}
 		if label, ok := child.Props["label"]; ok {
 			items[label.Value().(string)] = child.ID
 		}
@@ -129,6 +133,12 @@ func menuItems(t *testing.T, obj dbus.BusObject) map[string]int32 {
 func TestMenuOverDBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", privateBus(t))
 	c, vault, opened := controller(t)
+	// The tray starts at login, so quitting offers to stop that too.
+	entry := autostart.Entry{Path: filepath.Join(t.TempDir(), "autostart", autostart.FileName), Exec: "/usr/bin/jarvis"}
+	if err := entry.Set(true); err != nil {
+		t.Fatal(err)
+	}
+	c.Autostart = entry
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, nil) }()
@@ -148,7 +158,7 @@ func TestMenuOverDBus(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"Refresh vault now", "Run digest now", "Open Jarvis", "Quit"} {
+	for _, want := range []string{"Refresh vault now", "Run digest now", "Open Jarvis", "Quit (starts again at next login)", "Quit and stop starting at login"} {
 		if _, ok := items[want]; !ok {
 			t.Fatalf("menu lacks %q: %v", want, items)
 		}
@@ -169,7 +179,7 @@ func TestMenuOverDBus(t *testing.T) {
 	}
 	// Quit may close the tray's bus connection before it answers, so this
 	// click expects no reply; the tray stopping is the check.
-	if err := obj.Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, items["Quit"], "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
+	if err := obj.Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, items["Quit and stop starting at login"], "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -181,4 +191,30 @@ func TestMenuOverDBus(t *testing.T) {
 		t.Fatal("Quit did not stop the tray")
 	}
 	cancel()
+	if st, err := entry.Read(); err != nil || st != autostart.Off {
+		t.Fatalf("quitting for good leaves the login entry %v (%v)", st, err)
+	}
+}
+
+// Without a login entry that is on, the menu has one plain Quit.
+func TestQuitOffersToStopAutostartOnlyWhenItIsOn(t *testing.T) {
+	c := &Controller{}
+	if c.startsAtLogin() || c.QuitForGood() != nil {
+		t.Fatal("no entry: nothing to stop")
+	}
+	entry := autostart.Entry{Path: filepath.Join(t.TempDir(), autostart.FileName), Exec: "/usr/bin/jarvis"}
+	c.Autostart = entry
+	if c.startsAtLogin() {
+		t.Fatal("an entry never written is not on")
+	}
+	entry.Set(true)
+	if !c.startsAtLogin() {
+		t.Fatal("the entry is on")
+	}
+	if err := c.QuitForGood(); err != nil {
+		t.Fatal(err)
+	}
+	if c.startsAtLogin() {
+		t.Fatal("quit for good turned it off")
+	}
 }

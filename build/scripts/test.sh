@@ -66,3 +66,10 @@ for deb in dist/jarvis_"$(cat dist/VERSION)"_*_amd64.deb; do
   # lintian exits non-zero on errors only (warnings are reported).
   lintian --fail-on error "$deb"
 done
+
+printf '\n==> the packages on fresh Debian roots (debootstrap; install, use, upgrade, remove)\n'
+# Debian 12 ships WebKitGTK 4.0 and 4.1; Debian 13 only 4.1.
+v="$(cat dist/VERSION)"
+shot() { command -v convert >/dev/null && echo "build/bin/package-$1.png" || true; }
+bash build/scripts/package-test.sh "dist/jarvis_${v}_webkit40_amd64.deb" bookworm "$(shot bookworm)"
+bash build/scripts/package-test.sh "dist/jarvis_${v}_webkit41_amd64.deb" trixie "$(shot trixie)"

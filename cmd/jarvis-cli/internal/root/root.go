@@ -7,6 +7,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/version"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/askcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/autostartcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/backupcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/configcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/convertcmd"
@@ -60,6 +61,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))
+	add("setup", autostartcmd.New(d.IO, d.Getenv))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))
 	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("setup", backupcmd.NewBackup(d.IO, d.LoadConfig))
