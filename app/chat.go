@@ -156,8 +156,13 @@ func (c *Chat) Open(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
-	ag, spec := c.core.agent(), s.ModelSpec()
-	c.core.goBackground(func(ctx context.Context) { ag.Warm(ctx, spec) })
+	// The provider reads the settings, so it is made under the turns lock.
+	c.core.turns.RLock()
+	warm := c.core.agent().Warmer(s.ModelSpec())
+	c.core.turns.RUnlock()
+	if warm != nil {
+		c.core.goBackground(warm)
+	}
 	return c.view(s), nil
 }
 

@@ -168,16 +168,22 @@ func (a *Agent) Inbox() (*ingest.Inbox, error) {
 // preloadFor is how long a preloaded local model stays in memory.
 const preloadFor = "30m"
 
-// Warm loads a local session's model into memory ahead of its first
-// question, so the answer does not wait on a cold load. Cloud models need
-// nothing; a failure only means the first answer is slower, so it is
-// logged, not returned.
-func (a *Agent) Warm(ctx context.Context, spec string) {
+// Warmer returns the work that loads a local session's model into memory
+// ahead of its first question, so the answer does not wait on a cold load;
+// nil when there is nothing to warm (a cloud model, an unknown spec). The
+// provider is made now, under the caller's settings lock; the returned
+// function only talks to Ollama. A failure there only means the first
+// answer is slower, so it is logged, not returned.
+func (a *Agent) Warmer(spec string) func(ctx context.Context) {
 	p, err := a.Provider(spec)
 	if err != nil {
-		return
+		return nil
 	}
-	if ol, ok := p.(*llm.Ollama); ok {
+	ol, ok := p.(*llm.Ollama)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context) {
 		if err := ol.Preload(ctx, preloadFor); err != nil {
 			logs.L().Info("ollama: preload failed", "model", ol.Model(), "err", err)
 		}
