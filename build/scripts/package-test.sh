@@ -30,6 +30,11 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 as_user() { in_root su - alice -c "$1"; }
+# expect CMD PATTERN WHY: the user's CMD prints PATTERN. The output is read
+# whole before grep looks (grep -q in a pipe closes early, the writer dies
+# of SIGPIPE and pipefail fails a passing check); CMD's exit code is its own
+# check where it matters, not this one's.
+expect() { local out; out="$(as_user "$1" 2>&1 || true)"; grep -q -i -- "$2" <<<"$out" || { printf '%s\n' "$out" | tail -20; fail "$3"; }; }
 
 echo "debootstrap $suite from $mirror"
 debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
@@ -40,9 +45,11 @@ mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t t
 in_root apt-get update -qq
 
 echo "install $(basename "$deb")"
-cp "$deb" "$root/tmp/jarvis.deb"
+# The packages go to a folder of the root no other process uses.
+inbox=/var/cache/jarvis-test; mkdir -p "$root$inbox"
+cp "$deb" "$root$inbox/jarvis.deb"
 in_root dpkg-query -W -f '${Package}\n' | sort >"$work/before"
-DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq --no-install-recommends /tmp/jarvis.deb >"$work/install.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq --no-install-recommends "$inbox/jarvis.deb" >"$work/install.log" 2>&1 ||
   { tail -20 "$work/install.log"; fail "apt-get install"; }
 in_root dpkg-query -W -f '${Package}\n' | sort >"$work/after"
 pulled="$(comm -13 "$work/before" "$work/after")"
@@ -54,7 +61,7 @@ as_user 'jarvis-cli --version' || fail "jarvis-cli not on PATH"
 as_user 'jarvis --version' || fail "jarvis --version"
 as_user 'jarvis-cli doctor' >"$work/doctor.log" 2>&1 || { cat "$work/doctor.log"; fail "doctor"; }
 as_user 'printf "# Tidal locking\n\nThe moon shows one face because of tidal locking.\n" >note.md && jarvis-cli kb add note.md' || fail "kb add"
-as_user 'jarvis-cli kb search "tidal locking"' | grep -q -i "tidal" || fail "kb search found nothing"
+expect 'jarvis-cli kb search "tidal locking"' tidal "kb search found nothing"
 test -f "$root/usr/share/man/man1/jarvis-cli.1.gz" || fail "man page"
 test -f "$root/usr/share/bash-completion/completions/jarvis-cli" || fail "bash completion"
 
@@ -62,10 +69,10 @@ echo "autostart"
 entry="$root/home/alice/.config/autostart/jarvis-tray.desktop"
 as_user 'jarvis-cli autostart on' >/dev/null || fail "autostart on"
 grep -qx 'Exec=/usr/bin/jarvis --tray' "$entry" || { cat "$entry"; fail "the autostart entry does not start the tray"; }
-as_user 'jarvis-cli doctor' 2>&1 | grep -q 'autostart: on' || fail "doctor does not see autostart on"
+expect 'jarvis-cli doctor' 'autostart: on' "doctor does not see autostart on"
 as_user 'jarvis-cli autostart off' >/dev/null || fail "autostart off"
 grep -qx 'Hidden=true' "$entry" || fail "autostart off left the entry active"
-as_user 'jarvis-cli doctor' 2>&1 | grep -q 'autostart: off' || fail "doctor does not see autostart off"
+expect 'jarvis-cli doctor' 'autostart: off' "doctor does not see autostart off"
 
 # The window and the tray need an X server and a session bus.
 DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq --no-install-recommends xvfb x11-apps dbus-daemon >/dev/null 2>&1 ||
@@ -96,10 +103,10 @@ echo "upgrade"
 v="$(dpkg-deb -f "$deb" Version)"
 dpkg-deb -R "$deb" "$work/re"
 sed -i "s/^Version: .*/Version: $v.1/" "$work/re/DEBIAN/control"
-dpkg-deb --root-owner-group -b "$work/re" "$root/tmp/jarvis-up.deb" >/dev/null
-DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq /tmp/jarvis-up.deb >/dev/null
+dpkg-deb --root-owner-group -b "$work/re" "$root$inbox/jarvis-up.deb" >/dev/null
+DEBIAN_FRONTEND=noninteractive in_root apt-get install -y -qq "$inbox/jarvis-up.deb" >/dev/null
 [ "$(in_root dpkg-query -W -f '${Version}' jarvis)" = "$v.1" ] || fail "upgrade"
-as_user 'jarvis-cli kb search "tidal locking"' | grep -q -i tidal || fail "store lost in upgrade"
+expect 'jarvis-cli kb search "tidal locking"' tidal "store lost in upgrade"
 
 echo "remove"
 in_root apt-get remove -y -qq jarvis | grep -i "jarvis removed" || fail "postrm message"
