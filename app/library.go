@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
@@ -143,7 +144,7 @@ func (l *Library) document(key string) (*kb.Store, kb.DocumentSummary, error) {
 	if err != nil {
 		return nil, kb.DocumentSummary{}, err
 	}
-	for _, f := range []kb.Filter{{FilePath: key}, {Source: key}, chat.DocFilter(key)} {
+	for _, f := range []kb.Filter{{FilePath: key}, {Source: key}, kb.DocRef(key).Filter()} {
 		docs, err := s.List(context.Background(), f, 1)
 		if err != nil {
 			return nil, kb.DocumentSummary{}, err
@@ -202,7 +203,7 @@ func (l *Library) PrepareRemove(key string) (RemovalPreview, error) {
 	if _, err := rand.Read(b); err != nil {
 		return RemovalPreview{}, errs.Wrap(errs.Internal, "library", err)
 	}
-	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: chat.RemoveLine(chat.LocalPath(l.core.cfg.Vault.Path, d)),
+	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: kbtools.RemoveLine(kbtools.LocalPath(l.core.cfg.Vault.Path, d)),
 		source: d.Source, file: d.FilePath}
 	if d.Source == kb.SourceVault && d.FilePath != "" && !filepath.IsAbs(d.FilePath) {
 		p.Exclude = filepath.ToSlash(d.FilePath)
@@ -352,7 +353,7 @@ func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
 	if err != nil {
 		return v, err
 	}
-	chunks, err := s.Document(context.Background(), chat.DocFilter(c.Source))
+	chunks, err := s.Document(context.Background(), kb.DocRef(c.Source).Filter())
 	if err == nil && len(chunks) == 0 && c.FilePath != "" {
 		chunks, err = s.Document(context.Background(), kb.Filter{FilePath: c.FilePath})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/memory"
@@ -83,8 +84,8 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		eng := a.Engine
 		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder(), Redact: redact}
 		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
-		k := &chat.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
-			NResults: cfg.RAG.NResults, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
+		k := &chat.KB{KB: kbtools.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
+			NResults: cfg.RAG.NResults}, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
 		maps.Copy(tools, chat.KBTools(k))
 		offline = k.OfflineAnswer // no model reachable: the best passages, cited
 		sandbox.ReadSource = k.ReadSource

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
@@ -86,7 +87,7 @@ func TestShippedSystemPromptCarriesTheRemovalNotice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notice := strings.ToLower(strings.TrimPrefix(RemoveNotice, "Database entry only — "))
+	notice := strings.ToLower(strings.TrimPrefix(kbtools.RemoveNotice, "Database entry only — "))
 	if !strings.Contains(strings.ToLower(sys), notice) {
 		t.Fatalf("the system prompt lacks %q", notice)
 	}
@@ -145,7 +146,7 @@ func TestVaultCitationsCarryTheirWikilink(t *testing.T) {
 	if !found {
 		t.Fatalf("the long manual was not cited: %+v", l.since(0))
 	}
-	if paper := citationOf(kb.Chunk{Meta: kb.Metadata{Source: "https://arxiv.org/abs/2401.01234", DocType: kb.DocPaper}}); paper.Wikilink != "" {
+	if paper := kbtools.CitationOf(kb.Chunk{Meta: kb.Metadata{Source: "https://arxiv.org/abs/2401.01234", DocType: kb.DocPaper}}); paper.Wikilink != "" {
 		t.Fatalf("a paper has no wikilink: %+v", paper)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -114,25 +115,19 @@ func HistoryTool(k *KB) Tool {
 			if q == "" {
 				return "", "", errs.New(errs.Invalid, "search_chat_history", "query is empty")
 			}
-			n := max(intArg(args, "n", k.NResults), 1)
-			found, _, err := k.search(ctx, q, n+5, kb.Filter{DocTypes: []string{kb.DocChat}}, cloudSession(s))
+			found, err := k.Search(ctx, kbCaller(ctx, s), kbtools.SearchArgs{Query: q, N: max(intArg(args, "n", k.NResults), 1),
+				Filter: kb.Filter{DocTypes: []string{kb.DocChat}}, ExcludeSource: ChatSource(s.ID)})
 			if err != nil {
 				return "", "", err
 			}
-			own := ChatSource(s.ID)
-			var chunks []kb.Chunk
-			for _, c := range found {
-				if c.Meta.Source != own && len(chunks) < n {
-					chunks = append(chunks, c)
-				}
-			}
+			chunks := found.Chunks
 			if len(chunks) == 0 {
 				return withCaveat("No earlier conversation matches: "+q, s), "chat history: no matches", nil
 			}
 			for i := range chunks {
 				chunks[i].Content = excerpt(chunks[i].Content, historyExcerptChars)
 			}
-			text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
+			text := renderChunks(fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
 			return withCaveat(text, s), fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil
 		},
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -80,7 +81,7 @@ func newKB(t *testing.T) *kbFixture {
 	if _, err := eng.Backfill(context.Background(), kb.BackfillOptions{}); err != nil { // the vault stores notes first, vectors follow
 		t.Fatal(err)
 	}
-	k := &KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 5,
+	k := &KB{KB: kbtools.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 5},
 		Refresh: ref.Refresh, Confirm: &Confirmations{}}
 	return &kbFixture{kb: k, tools: &Toolbox{Tools: KBTools(k)}, root: root, eng: eng}
 }
@@ -244,7 +245,7 @@ func waitConfirm(t *testing.T, rec *recorder, n int) []string {
 		for _, e := range rec.events {
 			if e.Kind == EventConfirm {
 				tokens = append(tokens, e.Data.(map[string]any)["token"].(string))
-				if !strings.Contains(e.Text, RemoveNotice) {
+				if !strings.Contains(e.Text, kbtools.RemoveNotice) {
 					t.Errorf("preview lacks the notice: %q", e.Text)
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -24,10 +24,14 @@ const offlinePassage = 480
 // what was kept back) and records what it showed in the turn's ledger, so
 // the citations open like any other.
 func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *Ledger, reason string) (string, error) {
-	chunks, mode, err := k.search(ctx, question, max(k.NResults, 5), kb.Filter{}, cloudSession(s))
+	// The passages shown are handed to the session through l, so their
+	// citations open like any other.
+	c := kbtools.Caller{Cloud: cloudSession(s), Who: "chat", Ledger: l}
+	found, err := k.Search(ctx, c, kbtools.SearchArgs{Query: question, N: max(k.NResults, 5)})
 	if err != nil {
 		return "", err
 	}
+	chunks, mode := found.Chunks, found.Mode
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s.** %s\n\n", OfflineLabel, offlineReason(reason))
 	if len(chunks) == 0 {
@@ -38,22 +42,18 @@ func (k *KB) OfflineAnswer(ctx context.Context, s *Session, question string, l *
 		m := c.Meta
 		title := m.Title
 		if title == "" {
-			title = citeName(m)
+			title = kbtools.CiteName(m)
 		}
 		fmt.Fprintf(&b, "%d. **%s**", i+1, title)
 		if m.Section != "" && m.Section != title {
 			fmt.Fprintf(&b, " — %s", m.Section)
 		}
-		fmt.Fprintf(&b, " %s\n", citeLabel(m))
+		fmt.Fprintf(&b, " %s\n", kbtools.CiteLabel(m))
 		text := strings.Join(strings.Fields(c.Content), " ")
 		if r := []rune(text); len(r) > offlinePassage {
 			text = string(r[:offlinePassage]) + "…"
 		}
 		fmt.Fprintf(&b, "   > %s\n\n", text)
-		if m.Visibility == kb.Private {
-			l.MarkPrivate()
-		}
-		l.Add(citationOf(c))
 	}
 	fmt.Fprintf(&b, "_Found by %s search._", mode.Kind())
 	return strings.TrimRight(b.String(), "\n"), nil

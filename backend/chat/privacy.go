@@ -43,19 +43,3 @@ func privateCaller(ctx context.Context, s *Session) bool {
 func noWriteDown(ctx context.Context, s *Session, op, visibility string) error {
 	return kbtools.Caller{Private: privateCaller(ctx, s)}.NoWriteDown(op, visibility)
 }
-
-// notFound returns a tool's not-found error. When a cloud session asked
-// for something that exists only privately, the user (and only the user)
-// is told that it was kept back.
-func (k *KB) notFound(ctx context.Context, cloud bool, f kb.Filter, err error) error {
-	if !cloud {
-		return err
-	}
-	f.Visibility = []string{kb.Private}
-	docs, lerr := k.Store.List(ctx, f, 1)
-	if lerr != nil {
-		return lerr
-	}
-	LedgerFrom(ctx).AddWithheld(len(docs))
-	return err
-}

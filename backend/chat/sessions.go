@@ -18,6 +18,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
@@ -72,16 +73,7 @@ type DisplayItem struct {
 const withheldSep = "\n\n"
 
 // Citation points at retrieved evidence.
-type Citation struct {
-	Source   string `json:"source"`
-	Title    string `json:"title,omitempty"`
-	Page     int    `json:"page,omitempty"`
-	ChunkID  int64  `json:"chunk_id,omitempty"`
-	FilePath string `json:"file_path,omitempty"`
-	// Wikilink is the vault note's Obsidian link ([[Note#Heading]]), for
-	// copying an answer into a note; empty for papers and chats.
-	Wikilink string `json:"wikilink,omitempty"`
-}
+type Citation = kbtools.Citation
 
 // Session is one persisted conversation.
 type Session struct {

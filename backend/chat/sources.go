@@ -10,6 +10,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 )
 
 // ReadSource is create_draft_from's source reader: a vault note (its
@@ -23,12 +24,13 @@ func (k *KB) ReadSource(ctx context.Context, source string, c drafts.Caller) (ti
 	if source == "" {
 		return "", "", false, errs.New(errs.Invalid, op, "source is empty")
 	}
-	chunks, err := k.document(ctx, op, source, c.Cloud)
+	kc := kbtools.Caller{Cloud: c.Cloud, Who: "drafts", Ledger: LedgerFrom(ctx)}
+	chunks, err := k.FindDocument(ctx, kc, op, source)
 	if errs.Is(err, errs.NotFound) && strings.EqualFold(filepath.Ext(source), ".md") && !strings.Contains(source, "://") {
 		// A vault note not indexed (yet): read it where it lies.
-		text, vis, nerr := k.readNote(ctx, op, source, c.Cloud)
+		n, nerr := k.ReadNote(ctx, kc, op, source)
 		if nerr == nil || !errs.Is(nerr, errs.NotFound) {
-			return strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)), text, vis == kb.Private, nerr
+			return strings.TrimSuffix(filepath.Base(source), filepath.Ext(source)), n.Text, n.Visibility == kb.Private, nerr
 		}
 	}
 	if err != nil {
@@ -44,12 +46,12 @@ func (k *KB) ReadSource(ctx context.Context, source string, c drafts.Caller) (ti
 	}
 	switch {
 	case m.Source == kb.SourceVault && m.FilePath != "":
-		if text, vis, err := k.readNote(ctx, op, m.FilePath, c.Cloud); err == nil {
-			return title, text, private || vis == kb.Private, nil
+		if n, err := k.ReadNote(ctx, kc, op, m.FilePath); err == nil {
+			return title, n.Text, private || n.Visibility == kb.Private, nil
 		}
 	case m.DocType == kb.DocNote && strings.HasPrefix(m.Source, "file://"):
 		// A standalone note the user added: its file, while it is there.
-		if st, err := os.Stat(m.FilePath); err == nil && st.Mode().IsRegular() && st.Size() <= maxReadFile {
+		if st, err := os.Stat(m.FilePath); err == nil && st.Mode().IsRegular() && st.Size() <= kbtools.MaxReadFile {
 			if b, err := os.ReadFile(m.FilePath); err == nil {
 				return title, string(b), private, nil
 			}

@@ -27,6 +27,41 @@ type Caller struct {
 	Cloud   bool   // a model we do not run (cloud chat, an MCP client)
 	Private bool   // it has already received private material
 	Who     string // for messages and logs: "chat", "mcp", "cli", "window"
+	// Ledger is told what the caller was handed (nil: nobody keeps count).
+	Ledger Ledger
+}
+
+// Ledger records, for one caller, the evidence it was handed (what its
+// answer may cite), that private material reached it, and how many private
+// matches were kept back from a cloud caller — a count for the user, never
+// for the caller.
+type Ledger interface {
+	Add(cs ...Citation)
+	MarkPrivate()
+	AddWithheld(n int)
+}
+
+// saw notes the visibility of something handed to the caller.
+func (c Caller) saw(visibility string) {
+	if visibility == kb.Private && c.Ledger != nil {
+		c.Ledger.MarkPrivate()
+	}
+}
+
+// hand records chunks given to the caller: their citations and privacy.
+func (c Caller) hand(chunks []kb.Chunk) {
+	for _, ch := range chunks {
+		c.saw(ch.Meta.Visibility)
+		if c.Ledger != nil {
+			c.Ledger.Add(CitationOf(ch))
+		}
+	}
+}
+
+func (c Caller) withheld(n int) {
+	if n > 0 && c.Ledger != nil {
+		c.Ledger.AddWithheld(n)
+	}
 }
 
 // Scope narrows a filter to what the caller may see.

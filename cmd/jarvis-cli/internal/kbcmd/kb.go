@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -132,7 +132,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 				return errs.New(errs.NotFound, "kb remove", "nothing matches %s = %s", args[0], args[1])
 			}
 			for _, d := range docs {
-				fmt.Fprintf(io.Out, "%s\n  %s\n", d.String(), chat.RemoveLine(chat.LocalPath(loaded.Vault.Path, d)))
+				fmt.Fprintf(io.Out, "%s\n  %s\n", d.String(), kbtools.RemoveLine(kbtools.LocalPath(loaded.Vault.Path, d)))
 			}
 			if !yes {
 				fmt.Fprint(io.Out, "Remove these entries? [y/N] ")

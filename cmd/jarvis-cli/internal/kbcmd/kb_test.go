@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -71,7 +71,7 @@ func TestKBListStatsSchema(t *testing.T) {
 func TestKBRemoveAsksAndShowsInvariant(t *testing.T) {
 	cfg := seed(t)
 	out, err := run(t, cfg, "n\n", "remove", "source", "https://arxiv.org/abs/1")
-	if !errs.Is(err, errs.Cancelled) || !strings.Contains(out, chat.RemoveNotice+": "+chat.NoLocalFile) {
+	if !errs.Is(err, errs.Cancelled) || !strings.Contains(out, kbtools.RemoveNotice+": "+kbtools.NoLocalFile) {
 		t.Fatalf("declined remove: %v\n%s", err, out)
 	}
 	out, _ = run(t, cfg, "", "list")

@@ -1,0 +1,113 @@
+package kbtools
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+// Citation is one piece of evidence a caller was handed, as an answer
+// cites it and the window opens it.
+type Citation struct {
+	Source   string `json:"source"`
+	Title    string `json:"title,omitempty"`
+	Page     int    `json:"page,omitempty"`
+	ChunkID  int64  `json:"chunk_id,omitempty"`
+	FilePath string `json:"file_path,omitempty"`
+	// Wikilink is the vault note's Obsidian link ([[Note#Heading]]), for
+	// copying an answer into a note; empty for papers and chats.
+	Wikilink string `json:"wikilink,omitempty"`
+}
+
+// CiteName is how a chunk is cited: local files (vault notes share one
+// source; added files have file:// sources) by their path, the rest by source.
+func CiteName(m kb.Metadata) string {
+	if m.Source == kb.SourceVault || strings.HasPrefix(m.Source, "file://") {
+		return m.FilePath
+	}
+	return m.Source
+}
+
+// CiteLabel is the citation marker an answer uses: [source: X] or
+// [source: X, p.N].
+func CiteLabel(m kb.Metadata) string {
+	src := CiteName(m)
+	if m.Page > 0 {
+		return fmt.Sprintf("[source: %s, p.%d]", src, m.Page)
+	}
+	return "[source: " + src + "]"
+}
+
+// CitationOf is a chunk's citation.
+func CitationOf(c kb.Chunk) Citation {
+	m := c.Meta
+	cite := Citation{Source: CiteName(m), Title: m.Title, Page: m.Page, ChunkID: c.ID, FilePath: m.FilePath}
+	if m.Source == kb.SourceVault && m.FilePath != "" {
+		cite.Wikilink = vault.Wikilink(m.FilePath, m.Section)
+	}
+	return cite
+}
+
+// paperYear is a paper's year: stored from its source's metadata, or read
+// from an arXiv id (YYMM.NNNNN) or a bioRxiv DOI (10.1101/YYYY.MM.DD...).
+func paperYear(m kb.Metadata) string {
+	if y := m.Extra[ingest.YearField]; y != "" {
+		return y
+	}
+	if y := arxivYear.FindStringSubmatch(m.Source); y != nil {
+		return "20" + y[1]
+	}
+	if y := biorxivYear.FindStringSubmatch(m.DOI + " " + m.Source); y != nil {
+		return y[1]
+	}
+	return ""
+}
+
+var (
+	arxivYear   = regexp.MustCompile(`arxiv\.org/(?:abs|pdf)/(\d{2})\d{2}\.\d{4,5}`)
+	biorxivYear = regexp.MustCompile(`10\.1101/((?:19|20)\d{2})\.\d{2}\.\d{2}\.`)
+)
+
+// Identity is the line of identifying fields a hit shows: for a paper its
+// authors, year, DOI, track and score; for a record its category, status,
+// entity and date. Empty fields are left out.
+func Identity(m kb.Metadata) string {
+	var parts []string
+	add := func(label, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			parts = append(parts, label+": "+v)
+		}
+	}
+	switch {
+	case m.DocType == kb.DocPaper || m.DocType == kb.DocDigest:
+		add("authors", m.Authors)
+		add("year", paperYear(m))
+		if m.DOI != "" && m.Extra[ingest.DOIGuessField] != "" {
+			add("DOI", m.DOI+" (guessed by a model, not printed in the paper)")
+		} else {
+			add("DOI", m.DOI)
+		}
+		add("track", m.Track)
+		if m.Score != nil {
+			add("score", fmt.Sprintf("%d/10", *m.Score))
+		}
+	case m.Category != "" || m.Status != "" || m.Entity != "" || m.EventDate != "":
+		add("category", m.Category)
+		add("status", m.Status)
+		add("entity", m.Entity)
+		add("date", m.EventDate)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// SummaryIdentity is Identity for a listed document.
+func SummaryIdentity(d kb.DocumentSummary) string {
+	if d.DocType == kb.DocPaper || d.DocType == kb.DocDigest {
+		return Identity(kb.Metadata{DocType: d.DocType, Authors: d.Authors, DOI: d.DOI, Source: d.Source})
+	}
+	return Identity(kb.Metadata{Category: d.Category, Status: d.Status, Entity: d.Entity})
+}
