@@ -70,6 +70,9 @@ func (l *Ledger) since(n int) []Citation {
 	return append([]Citation(nil), l.order[n:]...)
 }
 
+// Retrieved is the evidence in retrieval order.
+func (l *Ledger) Retrieved() []Citation { return l.since(0) }
+
 // AddWithheld counts private matches kept from a cloud model.
 func (l *Ledger) AddWithheld(n int) {
 	l.mu.Lock()

@@ -18,7 +18,7 @@ import (
 // read the results and nothing about what exists.
 const CloudCaveat = "(Searches from a cloud model cover public material only; private notes are never searched for it.)"
 
-func cloudSession(s *Session) bool { return llm.IsCloud(s.ModelSpec()) }
+func cloudSession(s *Session) bool { return s.PublicOnly || llm.IsCloud(s.ModelSpec()) }
 
 // scope narrows a filter to what a session may see.
 func scope(f kb.Filter, cloud bool) kb.Filter {

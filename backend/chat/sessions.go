@@ -77,13 +77,17 @@ type Citation = kbtools.Citation
 
 // Session is one persisted conversation.
 type Session struct {
-	ID               string               `json:"id"`
-	Title            string               `json:"title"`
-	Created          time.Time            `json:"created"`
-	Updated          time.Time            `json:"updated"`
-	Pinned           bool                 `json:"pinned"`
-	Private          bool                 `json:"private"` // set by the first private tool result; never cleared
-	KBOnly           bool                 `json:"kb_only"`
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Pinned  bool      `json:"pinned"`
+	Private bool      `json:"private"` // set by the first private tool result; never cleared
+	KBOnly  bool      `json:"kb_only"`
+	// PublicOnly: the answers go to a model we do not run (an MCP client
+	// asked), so for privacy this is a cloud session whatever model writes
+	// them.
+	PublicOnly       bool                 `json:"public_only,omitempty"`
 	Provider         string               `json:"provider"`
 	Model            string               `json:"model"`
 	FormatVersion    int                  `json:"format_version"`

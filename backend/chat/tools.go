@@ -39,6 +39,22 @@ func (tb *Toolbox) Definitions(s *Session) []llm.Tool {
 	return out
 }
 
+// RunOutside runs one tool for a caller outside any turn (an MCP client):
+// the agent's own code, with a ledger of its own, which is returned with
+// what the tool retrieved and whether private data was in it.
+func (tb *Toolbox) RunOutside(ctx context.Context, s *Session, name string, args map[string]any, emit func(Event)) (string, *Ledger, error) {
+	t, ok := tb.Tools[name]
+	if !ok || (t.Available != nil && !t.Available(s)) {
+		return "", nil, errs.New(errs.NotFound, name, "the tool %s is not available", name)
+	}
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	ctx, l := withLedger(ctx, emit)
+	text, _, err := t.Run(ctx, s, args)
+	return text, l, err
+}
+
 // Dispatch runs one call.
 func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emit func(Event)) (llm.ToolOutcome, error) {
 	t, ok := tb.Tools[call.Name]
@@ -85,7 +101,7 @@ func schema(required []string, props map[string]string) json.RawMessage {
 // caller describes the session to the drafts sandbox; private data read
 // earlier in this same turn already counts.
 func caller(ctx context.Context, s *Session) drafts.Caller {
-	return drafts.Caller{SessionID: s.ID, Private: s.Private || LedgerFrom(ctx).Private(), Cloud: llm.IsCloud(s.ModelSpec())}
+	return drafts.Caller{SessionID: s.ID, Private: s.Private || LedgerFrom(ctx).Private(), Cloud: cloudSession(s)}
 }
 
 // DraftTools exposes the drafts sandbox — the model's entire write surface.

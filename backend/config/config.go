@@ -30,6 +30,7 @@ type Config struct {
 	Vault      Vault               `toml:"vault"`
 	Sync       Sync                `toml:"sync"`
 	Drafts     Drafts              `toml:"drafts"`
+	MCP        MCP                 `toml:"mcp"`
 
 	// Home is the Jarvis data directory (~/.jarvis, or $JARVIS_HOME).
 	Home string `toml:"-"`
@@ -117,6 +118,14 @@ type Vault struct {
 	Path        string   `toml:"path"`
 	PrivateDirs []string `toml:"private_dirs"`
 	Exclude     []string `toml:"exclude"` // vault-relative folders or path.Match globs, slash-separated
+}
+
+// MCP configures Jarvis as an MCP server for other AI apps.
+type MCP struct {
+	// AllowPrivate lets MCP clients see private notes. An MCP client is a
+	// model Jarvis does not run, usually a cloud one, so it is off unless
+	// the user runs their client against a local model and says so.
+	AllowPrivate bool `toml:"allow_private"`
 }
 
 // Sync configures the background scheduler's periodic jobs.
@@ -233,6 +242,7 @@ func (c *Config) LogsDir() string     { return filepath.Join(c.Home, "logs") }
 func (c *Config) PromptsDir() string  { return filepath.Join(c.Home, "prompts") }
 func (c *Config) SessionsDir() string { return filepath.Join(c.Home, "sessions") }
 func (c *Config) StateDir() string    { return filepath.Join(c.Home, "state") }
+func (c *Config) MCPDir() string      { return filepath.Join(c.Home, "mcp") }
 
 // MemoryFile holds the facts the user asked Jarvis to remember.
 func (c *Config) MemoryFile() string { return filepath.Join(c.Home, "memory", "memory.json") }

@@ -3,13 +3,13 @@ package kb
 import (
 	"context"
 	"fmt"
-	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/kb/synth"
 )
 

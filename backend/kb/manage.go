@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -28,41 +29,113 @@ type DocumentSummary struct {
 	Entity     string   `json:"entity,omitempty"`
 	EventDate  string   `json:"event_date,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
+	Changed    string   `json:"changed,omitempty"` // last edited or added, RFC 3339 UTC to the second
 	Chunks     int      `json:"chunks"`
 }
 
-// List returns documents (not chunks) inside the filter. Vault notes share
-// source "local", so a document is keyed by file_path when it has one and by
-// source otherwise.
+// List returns documents (not chunks) inside the filter, newest added
+// first. Vault notes share source "local", so a document is keyed by
+// file_path when it has one and by source otherwise.
 func (s *Store) List(ctx context.Context, f Filter, limit int) ([]DocumentSummary, error) {
+	return s.ListWith(ctx, f, ListOptions{Limit: limit})
+}
+
+// Listing orders.
+const (
+	ByAdded    = ""          // newest added first
+	ByDateDesc = "date_desc" // a record's date (frontmatter date), newest first
+	ByDateAsc  = "date_asc"
+	ByChanged  = "changed" // last changed (edited, or added), newest first
+)
+
+// Sorts are the listing orders by name.
+var Sorts = []string{"added", ByDateDesc, ByDateAsc, ByChanged}
+
+// ListOptions shape a listing beyond its filter.
+type ListOptions struct {
+	Limit int    // 0: 1000
+	Sort  string // one of the By constants ("added" is ByAdded)
+	// DateFrom and DateTo bound a record's date, inclusive; a prefix such
+	// as "2026-03" bounds by month (dates are compared as written,
+	// YYYY-MM-DD). A bound excludes documents without a date.
+	DateFrom, DateTo string
+	// ChangedSince keeps documents edited or added at or after this
+	// RFC 3339 time (compared to the second).
+	ChangedSince string
+}
+
+// changedExpr is when a grouped document last changed: its newest edit or
+// addition, to the second (stored times mix RFC 3339 with and without
+// fractions, which would not compare as text).
+const changedExpr = `substr(MAX(CASE WHEN c.modified_at > c.date_added THEN c.modified_at ELSE c.date_added END), 1, 19)`
+
+// ListWith is List with a sort, a record-date range and a changed-since bound.
+func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]DocumentSummary, error) {
+	const op = "kb.List"
 	where, args, err := f.where()
 	if err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
-		limit = 1000
+	if o.Limit <= 0 {
+		o.Limit = 1000
+	}
+	var having []string
+	if o.DateFrom != "" {
+		having = append(having, "MAX(c.event_date) != '' AND substr(MAX(c.event_date), 1, ?) >= ?")
+		args = append(args, len(o.DateFrom), o.DateFrom)
+	}
+	if o.DateTo != "" {
+		having = append(having, "MAX(c.event_date) != '' AND substr(MAX(c.event_date), 1, ?) <= ?")
+		args = append(args, len(o.DateTo), o.DateTo)
+	}
+	if o.ChangedSince != "" {
+		t, err := time.Parse(time.RFC3339, o.ChangedSince)
+		if err != nil {
+			return nil, errs.WithHint(errs.New(errs.Invalid, op, "bad time %q", o.ChangedSince), "give an RFC 3339 time such as 2026-03-01T00:00:00Z")
+		}
+		having = append(having, changedExpr+" >= ?")
+		args = append(args, t.UTC().Format("2006-01-02T15:04:05"))
+	}
+	order := "MAX(c.date_added) DESC, k"
+	switch o.Sort {
+	case ByAdded, "added":
+	case ByDateDesc:
+		order = "MAX(c.event_date) = '', MAX(c.event_date) DESC, k"
+	case ByDateAsc:
+		order = "MAX(c.event_date) = '', MAX(c.event_date) ASC, k"
+	case ByChanged:
+		order = changedExpr + " DESC, k"
+	default:
+		return nil, errs.WithHint(errs.New(errs.Invalid, op, "unknown sort %q", o.Sort), "use one of "+strings.Join(Sorts, ", "))
 	}
 	q := `SELECT CASE WHEN c.file_path != '' THEN c.file_path ELSE c.source END AS k,
 		MIN(c.doc_type), MIN(c.visibility), MIN(c.source), MIN(c.file_path), MAX(c.title), MAX(c.authors), MAX(c.doi),
-		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), COUNT(*)
-		FROM chunks c WHERE ` + where + ` GROUP BY k ORDER BY MAX(c.date_added) DESC, k LIMIT ?`
-	rows, err := s.db.QueryContext(ctx, q, append(args, limit)...)
+		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), ` + changedExpr + `, COUNT(*)
+		FROM chunks c WHERE ` + where + ` GROUP BY k`
+	if len(having) > 0 {
+		q += " HAVING " + strings.Join(having, " AND ")
+	}
+	q += " ORDER BY " + order + " LIMIT ?"
+	rows, err := s.db.QueryContext(ctx, q, append(args, o.Limit)...)
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.List", err)
+		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	defer rows.Close()
 	var out []DocumentSummary
 	for rows.Next() {
 		var d DocumentSummary
-		var tags string
+		var tags, changed string
 		if err := rows.Scan(&d.Key, &d.DocType, &d.Visibility, &d.Source, &d.FilePath, &d.Title, &d.Authors, &d.DOI,
-			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &d.Chunks); err != nil {
-			return nil, errs.Wrap(errs.RAG, "kb.List", err)
+			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &changed, &d.Chunks); err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
 		}
 		d.Tags = DecodeTags(tags)
+		if changed != "" {
+			d.Changed = changed + "Z"
+		}
 		out = append(out, d)
 	}
-	return out, errs.Wrap(errs.RAG, "kb.List", rows.Err())
+	return out, errs.Wrap(errs.RAG, op, rows.Err())
 }
 
 // Counts is the store at a glance.

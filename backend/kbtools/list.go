@@ -11,10 +11,16 @@ const MaxListed = 200
 
 // ListDocuments lists the documents inside the filter the caller may see.
 func (k *KB) ListDocuments(ctx context.Context, c Caller, f kb.Filter, limit int) ([]kb.DocumentSummary, error) {
-	if limit <= 0 || limit > MaxListed {
-		limit = MaxListed
+	return k.Query(ctx, c, f, kb.ListOptions{Limit: limit})
+}
+
+// Query lists the documents inside the filter the caller may see, sorted
+// and bounded by date (records by their date, anything by when it changed).
+func (k *KB) Query(ctx context.Context, c Caller, f kb.Filter, o kb.ListOptions) ([]kb.DocumentSummary, error) {
+	if o.Limit <= 0 || o.Limit > MaxListed {
+		o.Limit = MaxListed
 	}
-	docs, err := k.Store.List(ctx, c.Scope(f), limit)
+	docs, err := k.Store.ListWith(ctx, c.Scope(f), o)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ fi
 
 bash build/scripts/setup.sh
 export PATH="$(go env GOPATH)/bin:$PATH"
+# Clients of the MCP server that are not ours, for the tests only: the
+# TypeScript SDK, the conformance suite and the Node 22 it needs.
+(cd build/mcp-clients && npm ci --no-audit --no-fund --loglevel=error)
 
 printf '\n==> go build and go vet on a fresh clone, before any frontend build\n'
 git clone -q . "$clone/src"

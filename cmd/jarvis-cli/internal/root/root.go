@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/draftscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/mcpcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/synccmd"
 )
@@ -58,6 +59,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("kb", convertcmd.New(d.IO, d.LoadConfig))
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", draftscmd.New(d.IO, d.LoadConfig))
+	add("agent", mcpcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
 	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))

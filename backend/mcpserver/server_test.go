@@ -1,0 +1,315 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/mcpserver"
+	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
+)
+
+// The private canary: no byte of any MCP answer may hold it.
+const canary = "zqxcanary"
+
+// vaultNotes are public and private notes, private records among them,
+// with the canary in private bodies, titles, paths and frontmatter.
+var vaultNotes = map[string]string{
+	"garden/compost.md":         "# Compost\n\nTurn the compost heap weekly; the grant paid for the bins.\n",
+	"meetings/tanaka-feb.md":    "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-02-10\n---\n# Tanaka in February\n\nTalked about the grant.\n",
+	"meetings/tanaka-mar.md":    "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-03-12\n---\n# Tanaka in March\n\nThe grant was approved.\n",
+	"meetings/tanaka-apr.md":    "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-04-02\n---\n# Tanaka in April\n\nBudget for the grant.\n",
+	"private/diary.md":          "# Diary " + canary + "\n\nWorried about the grant " + canary + " budget.\n",
+	"private/" + canary + ".md": "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-03-20\nmood: " + canary + "\n---\n# Tanaka " + canary + "\n\nThe grant, privately.\n",
+}
+
+type fixture struct {
+	cfg    *config.Config
+	ag     *agent.Agent
+	model  *mcptest.Ollama
+	server *mcpserver.Server
+}
+
+// newFixture is a data dir with an indexed vault, a local model behind a
+// loopback Ollama, and the MCP server over them.
+func newFixture(t *testing.T, allowPrivate bool) *fixture {
+	t.Helper()
+	home, root := t.TempDir(), t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	for rel, text := range vaultNotes {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &mcptest.Ollama{}
+	srv := httptest.NewServer(model)
+	t.Cleanup(srv.Close)
+	cfg.Vault.Path, cfg.Vault.PrivateDirs = root, []string{"private"}
+	cfg.Chat.Provider, cfg.Chat.OllamaURL = "ollama:local:test", srv.URL
+	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ag.Close() })
+	if ag.EngineErr != nil {
+		t.Fatal(ag.EngineErr)
+	}
+	if _, err := ag.Engine.Refresher().Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	log := mcpserver.NewCallLog(cfg.MCPDir(), nil)
+	return &fixture{cfg: cfg, ag: ag, model: model, server: mcpserver.New(ag, mcpserver.Options{Version: "test", AllowPrivate: allowPrivate, Log: log})}
+}
+
+// connect is the official SDK's client over an in-memory transport.
+func (f *fixture) connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := f.server.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "9.9"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its whole result as the client received
+// it, JSON, and the structured part decoded into out (when not nil).
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) (*mcp.CallToolResult, []byte) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	raw, _ := json.Marshal(res)
+	if out != nil && !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, b, err)
+		}
+	}
+	return res, raw
+}
+
+func errorText(res *mcp.CallToolResult) string {
+	if !res.IsError || len(res.Content) == 0 {
+		return ""
+	}
+	if t, ok := res.Content[0].(*mcp.TextContent); ok {
+		return t.Text
+	}
+	return ""
+}
+
+func TestToolsAreListedWithSchemasAndNoneDeletes(t *testing.T) {
+	cs := newFixture(t, false).connect(t)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		tools[tl.Name] = tl
+		if tl.Description == "" || tl.InputSchema == nil || tl.OutputSchema == nil {
+			t.Errorf("%s: description, input and output schema are all needed", tl.Name)
+		}
+		if strings.Contains(tl.Name, "remove") || strings.Contains(tl.Name, "delete") {
+			t.Errorf("a tool that deletes is served: %s", tl.Name)
+		}
+	}
+	for _, name := range []string{"search", "get_document", "list_documents", "query_records", "recent", "ask", "add_paper", "create_draft", "propose_draft_edit", "list_drafts", "read_draft"} {
+		if tools[name] == nil {
+			t.Errorf("tool %s is missing", name)
+		}
+	}
+	schema, _ := json.Marshal(tools["search"].InputSchema)
+	for _, want := range []string{`"required":["query"]`, `"enum":["all","papers","notes","chat"]`} {
+		if !bytes.Contains(schema, []byte(want)) {
+			t.Errorf("search schema lacks %s: %s", want, schema)
+		}
+	}
+}
+
+func TestSearchServesThePublicPoolOnlyAndLogsTheCall(t *testing.T) {
+	f := newFixture(t, false)
+	cs := f.connect(t)
+	var out mcpserver.SearchOut
+	res, raw := call(t, cs, "search", map[string]any{"query": "grant"}, &out)
+	if res.IsError {
+		t.Fatal(errorText(res))
+	}
+	if bytes.Contains(bytes.ToLower(raw), []byte(canary)) || bytes.Contains(raw, []byte("private/")) {
+		t.Fatalf("private material in a search answer:\n%s", raw)
+	}
+	if len(out.Results) != 4 || out.Mode != "keyword" || out.Note == "" {
+		t.Fatalf("want the 4 public notes by keyword, with the note on keyword search: %+v", out)
+	}
+	for _, h := range out.Results {
+		if h.Citation == "" || h.Source == "" || !strings.HasPrefix(h.URI, "jarvis://doc/") || h.Text == "" {
+			t.Errorf("hit without citation, source, URI or text: %+v", h)
+		}
+	}
+
+	entries, err := mcpserver.NewCallLog(f.cfg.MCPDir(), nil).Tail(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("want one logged call, got %+v", entries)
+	}
+	e := entries[0]
+	if e.Client != "test-client" || e.ClientVersion != "9.9" || e.Name != "search" || !strings.Contains(e.Args, "grant") || len(e.Sources) != 4 || e.Bytes < len(out.Results[0].Text) {
+		t.Errorf("log entry = %+v", e)
+	}
+	// The user, not the client, learns that private matches were held back.
+	if e.Withheld != 2 {
+		t.Errorf("withheld = %d, want the 2 private matches", e.Withheld)
+	}
+	st, err := os.Stat(filepath.Join(f.cfg.MCPDir(), mcpserver.LogFile))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("call log mode: %v %v", st.Mode(), err)
+	}
+}
+
+// A private document answers exactly like a missing one, in tools and in
+// resources.
+func TestPrivateDocumentsAnswerLikeMissingOnes(t *testing.T) {
+	cs := newFixture(t, false).connect(t)
+	private, _ := call(t, cs, "get_document", map[string]any{"source": "private/diary.md"}, nil)
+	missing, _ := call(t, cs, "get_document", map[string]any{"source": "private/nothere.md"}, nil)
+	if !private.IsError || strings.ReplaceAll(errorText(private), "diary", "nothere") != errorText(missing) {
+		t.Errorf("private vs missing:\n%s\n%s", errorText(private), errorText(missing))
+	}
+	var doc mcpserver.DocumentOut
+	if res, _ := call(t, cs, "get_document", map[string]any{"source": "garden/compost.md"}, &doc); res.IsError || len(doc.Parts) == 0 || !strings.Contains(doc.Parts[0].Text, "compost heap") {
+		t.Errorf("public document: %s %+v", errorText(res), doc)
+	}
+
+	ctx := context.Background()
+	_, perr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResourceURI("private/diary.md")})
+	_, merr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResourceURI("private/nothere.md")})
+	if perr == nil || merr == nil || strings.ReplaceAll(perr.Error(), "diary", "nothere") != merr.Error() {
+		t.Errorf("private vs missing resource:\n%v\n%v", perr, merr)
+	}
+	got, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.ResourceURI("garden/compost.md")})
+	if err != nil || len(got.Contents) != 1 || !strings.Contains(got.Contents[0].Text, "compost heap") {
+		t.Fatalf("public resource: %v %+v", err, got)
+	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(list)
+	if len(list.Resources) != 4 || bytes.Contains(bytes.ToLower(raw), []byte(canary)) || bytes.Contains(raw, []byte("private")) {
+		t.Errorf("resources/list: want the 4 public notes only:\n%s", raw)
+	}
+}
+
+func TestQueryRecordsFiltersByDateAndSorts(t *testing.T) {
+	cs := newFixture(t, false).connect(t)
+	var out mcpserver.DocsOut
+	res, raw := call(t, cs, "query_records", map[string]any{"category": "meeting", "entity": "Tanaka", "from": "2026-03", "sort": "date_desc"}, &out)
+	if res.IsError {
+		t.Fatal(errorText(res))
+	}
+	var got []string
+	for _, d := range out.Documents {
+		got = append(got, d.Source+"@"+d.Date)
+	}
+	if strings.Join(got, " ") != "meetings/tanaka-apr.md@2026-04-02 meetings/tanaka-mar.md@2026-03-12" {
+		t.Errorf("meetings with Tanaka since March, newest first = %v", got)
+	}
+	if bytes.Contains(bytes.ToLower(raw), []byte(canary)) {
+		t.Errorf("a private record is listed:\n%s", raw)
+	}
+	res, _ = call(t, cs, "query_records", map[string]any{"sort": "sideways"}, nil)
+	if !strings.Contains(errorText(res), "unknown sort") && !strings.Contains(errorText(res), "sort") {
+		t.Errorf("a bad sort: %q", errorText(res))
+	}
+	var recent mcpserver.DocsOut
+	if res, _ := call(t, cs, "recent", map[string]any{}, &recent); res.IsError || len(recent.Documents) != 4 || recent.Documents[0].Changed == "" {
+		t.Errorf("recent: %s %+v", errorText(res), recent)
+	}
+	if res, _ := call(t, cs, "recent", map[string]any{"since": "2999-01-01"}, &recent); res.IsError || len(recent.Documents) != 0 {
+		t.Errorf("nothing changed after 2999: %s %+v", errorText(res), recent)
+	}
+}
+
+// ask runs Jarvis's answer loop on the local model, but as a public-only
+// session: the model is shown public passages only, and the answer keeps
+// only citations of what was retrieved.
+func TestAskAnswersFromThePublicPoolWithRetrievedCitations(t *testing.T) {
+	f := newFixture(t, false)
+	cs := f.connect(t)
+	var out mcpserver.AskOut
+	res, raw := call(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out)
+	if res.IsError {
+		t.Fatal(errorText(res))
+	}
+	if !strings.Contains(out.Answer, "compost bins") || len(out.Citations) != 1 || out.Citations[0].Source != "garden/compost.md" || out.SessionID == "" {
+		t.Fatalf("answer = %+v", out)
+	}
+	if bytes.Contains(raw, []byte("private/diary.md")) {
+		t.Errorf("an unretrieved citation survived:\n%s", raw)
+	}
+	if seen := f.model.Seen(); bytes.Contains(bytes.ToLower(seen), []byte(canary)) || !bytes.Contains(seen, []byte("compost")) {
+		t.Errorf("the model of an MCP ask must see public passages only:\n%s", seen)
+	}
+	// A follow-up continues the same conversation.
+	var again mcpserver.AskOut
+	if res, _ := call(t, cs, "ask", map[string]any{"question": "And the bins?", "session_id": out.SessionID}, &again); res.IsError || again.SessionID != out.SessionID {
+		t.Errorf("follow-up: %s %+v", errorText(res), again)
+	}
+}
+
+func TestAllowPrivateServesPrivateNotes(t *testing.T) {
+	cs := newFixture(t, true).connect(t)
+	var out mcpserver.SearchOut
+	if res, _ := call(t, cs, "search", map[string]any{"query": "grant"}, &out); res.IsError || len(out.Results) != 6 {
+		t.Fatalf("allow_private: want all 6 notes: %s %d", errorText(res), len(out.Results))
+	}
+}
+
+func TestDraftToolsCreateAndProposeWithoutWriting(t *testing.T) {
+	f := newFixture(t, false)
+	cs := f.connect(t)
+	var made mcpserver.DraftOut
+	if res, _ := call(t, cs, "create_draft", map[string]any{"title": "Grant report", "content": "The grant paid for bins.\n"}, &made); res.IsError || made.DraftID == "" {
+		t.Fatalf("create_draft: %s %+v", errorText(res), made)
+	}
+	var proposed mcpserver.DraftOut
+	res, _ := call(t, cs, "propose_draft_edit", map[string]any{"draft_id": made.DraftID, "new_text": "The grant paid for three bins.\n", "summary": "count"}, &proposed)
+	if res.IsError || !strings.Contains(proposed.Message, "review") {
+		t.Fatalf("propose_draft_edit: %s %+v", errorText(res), proposed)
+	}
+	text, _, err := f.ag.Drafts.Read(made.DraftID, "draft.md")
+	if err != nil || text != "The grant paid for bins.\n" {
+		t.Errorf("a proposal changed the file before review: %q %v", text, err)
+	}
+	if pending := f.ag.Drafts.Pending(made.DraftID); len(pending) != 1 {
+		t.Errorf("want one proposal waiting for review: %d", len(pending))
+	}
+}
