@@ -338,7 +338,12 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		withheld := ""
 		if n := t.ledger.Withheld; n > 0 {
 			withheld = WithheldNote(n)
-			reply += withheldSep + withheld
+			// The answer of a public-only session goes to a model we do
+			// not run (an MCP client): the count is the user's, kept in
+			// the session's display, never in the answer.
+			if !s.PublicOnly {
+				reply += withheldSep + withheld
+			}
 		}
 		t.sendMu.Lock()
 		tools := append([]string(nil), t.tools...)
