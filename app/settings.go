@@ -8,6 +8,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/ops"
@@ -155,4 +157,31 @@ func (s *Settings) FetchModels() (string, error) {
 		s.core.bg.kick()
 		return fmt.Sprintf("installed %d model(s); your notes and papers are being embedded in the background", len(todo)), nil
 	}), nil
+}
+
+// MCP is "Use Jarvis from other AI apps": the client snippets (naming the
+// jarvis-cli installed with this window), the HTTP token, the
+// allow_private switch and the last calls clients made. Read fresh: the
+// switch may have been changed in config.toml by hand.
+func (s *Settings) MCP() (mcpserver.Overview, error) {
+	s.core.turns.Lock()
+	cfg := s.core.cfg
+	allow := cfg.MCP.AllowPrivate
+	s.core.turns.Unlock()
+	if fresh, err := config.LoadFrom(cfg.Home); err == nil {
+		allow = fresh.MCP.AllowPrivate
+	}
+	return mcpserver.ReadOverview(cfg.Home, cfg.MCPDir(), fsutil.FindBinary("jarvis-cli"), allow, 20)
+}
+
+// SetMCPAllowPrivate writes [mcp] allow_private. A running MCP server
+// reads it when the client next starts it.
+func (s *Settings) SetMCPAllowPrivate(on bool) error {
+	s.core.turns.Lock() // the settings other bindings read under it
+	defer s.core.turns.Unlock()
+	if err := config.SetIn(s.core.cfg.Home, "mcp", "allow_private", on); err != nil {
+		return err
+	}
+	s.core.cfg.MCP.AllowPrivate = on
+	return nil
 }

@@ -232,8 +232,8 @@ func (c *conn) record(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// Describe is one entry as a line for a person.
-func Describe(e Entry) string {
+// Line is the entry as a line for a person.
+func (e Entry) Line() string {
 	who := e.Client
 	if who == "" {
 		who = "client"

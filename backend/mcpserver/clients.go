@@ -72,3 +72,39 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Overview is what the window's "Use Jarvis from other AI apps" shows.
+type Overview struct {
+	Clients      []ClientConfig `json:"clients"`
+	Token        string         `json:"token"` // for HTTP clients
+	HTTPAddr     string         `json:"http_addr"`
+	AllowPrivate bool           `json:"allow_private"`
+	Recent       []Entry        `json:"recent"` // newest last
+	CLIFound     bool           `json:"cli_found"`
+}
+
+// DefaultHTTPAddr is the address the snippets suggest for HTTP clients.
+const DefaultHTTPAddr = "127.0.0.1:8765"
+
+// ReadOverview is the overview of a data dir: the snippets (naming cli, or
+// plain "jarvis-cli" when it was not found), the token, the switch and
+// the last n calls.
+func ReadOverview(home, mcpDir, cli string, allowPrivate bool, n int) (Overview, error) {
+	o := Overview{AllowPrivate: allowPrivate, HTTPAddr: DefaultHTTPAddr, CLIFound: cli != ""}
+	if cli == "" {
+		cli = "jarvis-cli"
+	}
+	tok, err := Token(mcpDir)
+	if err != nil {
+		return o, err
+	}
+	o.Token = tok
+	o.Clients = ClientConfigs(Launch{CLI: cli, Home: home, HTTP: DefaultHTTPAddr, Token: tok})
+	if o.Recent, err = NewCallLog(mcpDir, nil).Tail(n); err != nil {
+		return o, err
+	}
+	if o.Recent == nil {
+		o.Recent = []Entry{}
+	}
+	return o, nil
+}

@@ -350,6 +350,42 @@ await test('a cited PDF passage is drawn over the page', async () => {
   await page.keyboard.press('Escape')
 })
 
+await test('settings: the Claude Desktop snippet starts jarvis-cli mcp, and the call it serves shows under Last calls', async () => {
+  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Claude Desktop', exact: true }).click()
+  const snippet = JSON.parse(await page.getByTestId('mcp-snippet').textContent())
+  const server = snippet.mcpServers.jarvis
+  check(server.env.JARVIS_HOME === demoHome && server.command.endsWith('jarvis-cli'), 'the snippet names this data dir and jarvis-cli: ' + JSON.stringify(server))
+  // Speak MCP over the child's stdio as a client does: a handshake, then one search.
+  const child = spawn(server.command, server.args, { env: { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = []
+  let buf = ''
+  child.stdout.on('data', (d) => {
+    buf += d
+    let i
+    while ((i = buf.indexOf('\n')) >= 0) (lines.push(JSON.parse(buf.slice(0, i))), (buf = buf.slice(i + 1)))
+  })
+  const send = (m) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n')
+  const reply = async (id) => {
+    for (let i = 0; i < 200 && !lines.find((l) => l.id === id); i++) await new Promise((r) => setTimeout(r, 50))
+    return lines.find((l) => l.id === id)
+  }
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e-desktop', version: '1' } } })
+  check((await reply(1))?.result?.serverInfo?.name === 'jarvis', 'no handshake')
+  send({ method: 'notifications/initialized' })
+  send({ id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'compost' } } })
+  const found = await reply(2)
+  child.stdin.end()
+  await new Promise((r) => child.on('exit', r))
+  check(found?.result && !found.result.isError, 'search over stdio failed: ' + JSON.stringify(found))
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click()
+  const call = page.getByTestId('mcp-call').first()
+  await call.waitFor()
+  const row = await call.textContent()
+  check(row.includes('e2e-desktop') && row.includes('search'), 'the call is not listed: ' + row)
+  await a11y('settings with other AI apps')
+})
+
 await test('settings: response style saves, an unsaved prompt edit survives switching views and a reload, a prompt reverts to its default', async () => {
   await page.getByRole('button', { name: 'Settings' }).click()
   await page.getByLabel('Response style').fill('Be brief.')

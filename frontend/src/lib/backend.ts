@@ -153,6 +153,8 @@ export interface Backend {
   addMemory(text: string, priv: boolean): Promise<T.MemoryFact>
   updateMemory(id: string, text: string, priv: boolean): Promise<T.MemoryFact>
   deleteMemory(id: string): Promise<void>
+  mcp(): Promise<T.McpOverview>
+  setMcpAllowPrivate(on: boolean): Promise<void>
   savePrompt(name: string, text: string): Promise<void>
   resetPrompt(name: string): Promise<string>
   models_(): Promise<T.ModelRow[]>
@@ -257,6 +259,8 @@ export function backendOver(t: Transport): Backend {
     addMemory: (text, priv) => c('Settings', 'AddMemory', text, priv),
     updateMemory: (id, text, priv) => c('Settings', 'UpdateMemory', id, text, priv),
     deleteMemory: (id) => c('Settings', 'DeleteMemory', id),
+    mcp: () => c('Settings', 'MCP'),
+    setMcpAllowPrivate: (on) => c('Settings', 'SetMCPAllowPrivate', on),
     savePrompt: (n, text) => c('Settings', 'SavePrompt', n, text),
     resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
     models_: () => c('Settings', 'Models'),

@@ -342,3 +342,37 @@ export interface ModelCost {
 export interface WaitingProposal extends Proposal {
   draft_title: string
 }
+
+/** One AI app's setup snippet for Jarvis's MCP server. */
+export interface McpClient {
+  app: string
+  name: string
+  where: string
+  format: string
+  snippet: string
+}
+
+/** One call an MCP client made, as the call log keeps it. */
+export interface McpCall {
+  time: string
+  client?: string
+  client_version?: string
+  method: string
+  name?: string
+  args?: string
+  sources?: string[]
+  bytes: number
+  withheld?: number
+  error?: string
+  ms: number
+}
+
+/** Settings → Use Jarvis from other AI apps. */
+export interface McpOverview {
+  clients: McpClient[]
+  token: string
+  http_addr: string
+  allow_private: boolean
+  recent: McpCall[]
+  cli_found: boolean
+}

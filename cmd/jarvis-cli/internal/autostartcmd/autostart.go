@@ -5,14 +5,12 @@ package autostartcmd
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -87,22 +85,11 @@ func (o *Options) set(on bool) error {
 	return nil
 }
 
-// window is the desktop app installed beside jarvis-cli (both are in
-// /usr/bin in the package, in bin/ in the tar.gz), else the one on PATH.
+// window is the desktop app installed beside jarvis-cli, else the one on PATH.
 func window() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), "jarvis"); isExecutable(p) {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("jarvis"); err == nil {
-		return filepath.Abs(p)
+	if p := fsutil.FindBinary("jarvis"); p != "" {
+		return p, nil
 	}
 	return "", errs.WithHint(errs.New(errs.NotFound, "autostart", "the jarvis desktop app is not installed beside jarvis-cli or on PATH"),
 		"install the jarvis package, or put jarvis next to jarvis-cli")
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }

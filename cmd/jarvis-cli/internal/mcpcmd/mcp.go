@@ -136,7 +136,7 @@ func (o *Options) logCmd() *cobra.Command {
 				return nil
 			}
 			for _, e := range entries {
-				fmt.Fprintln(o.IO.Out, mcpserver.Describe(e))
+				fmt.Fprintln(o.IO.Out, e.Line())
 			}
 			return nil
 		},
