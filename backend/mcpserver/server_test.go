@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -311,5 +314,75 @@ func TestDraftToolsCreateAndProposeWithoutWriting(t *testing.T) {
 	}
 	if pending := f.ag.Drafts.Pending(made.DraftID); len(pending) != 1 {
 		t.Errorf("want one proposal waiting for review: %d", len(pending))
+	}
+}
+
+// stuckOllama accepts a chat and never answers, until the request is
+// cancelled; it reports each cancellation.
+type stuckOllama struct{ cancelled chan struct{} }
+
+func (s *stuckOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/chat" {
+		io.WriteString(w, `{"models":[{"name":"local:test"}]}`)
+		return
+	}
+	io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
+	<-r.Context().Done()
+	s.cancelled <- struct{}{}
+}
+
+// A client that gives up on an ask (notifications/cancelled) stops the
+// turn: the model's request is cancelled and nothing of it is kept.
+func TestACancelledAskStopsTheTurn(t *testing.T) {
+	f := newFixture(t, false)
+	stuck := &stuckOllama{cancelled: make(chan struct{}, 4)}
+	srv := httptest.NewServer(stuck)
+	defer srv.Close()
+	f.cfg.Chat.OllamaURL = srv.URL
+	cs := f.connect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "What did the grant pay for?"}})
+	if err == nil {
+		t.Fatal("the ask did not end with its context")
+	}
+	select {
+	case <-stuck.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model's request was not cancelled")
+	}
+	sessions, errs := f.ag.Sessions.List()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(sessions) != 0 {
+		t.Errorf("a cancelled ask left a conversation behind: %+v", sessions)
+	}
+	// The connection is still good.
+	var out mcpserver.SearchOut
+	if res, _ := call(t, cs, "search", map[string]any{"query": "compost"}, &out); res.IsError || len(out.Results) == 0 {
+		t.Errorf("search after a cancelled call: %s", errorText(res))
+	}
+}
+
+// Another process (here another handle on the same data dir, as the tray
+// is) indexes a new note: a running server finds it without a restart.
+func TestTheServerSeesNotesIndexedElsewhere(t *testing.T) {
+	f := newFixture(t, false)
+	cs := f.connect(t)
+	if err := os.WriteFile(filepath.Join(f.cfg.Vault.Path, "garden", "worms.md"), []byte("# Worms\n\nThe wormery needs shredded cardboard.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, err := agent.New(f.cfg, agent.Options{Getenv: func(string) string { return "" }})
+	if err != nil || other.EngineErr != nil {
+		t.Fatal(err, other.EngineErr)
+	}
+	defer other.Close()
+	if _, err := other.Engine.Refresher().Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var out mcpserver.SearchOut
+	if res, _ := call(t, cs, "search", map[string]any{"query": "wormery"}, &out); res.IsError || len(out.Results) != 1 || out.Results[0].Source != "garden/worms.md" {
+		t.Errorf("a note indexed by another process: %s %+v", errorText(res), out)
 	}
 }
