@@ -42,7 +42,19 @@ type env struct {
 	model                 *mcptest.Ollama
 }
 
-func repoRoot(t *testing.T) string {
+// buildCLI builds jarvis-cli into a temp dir.
+func buildCLI(t testing.TB, root string) string {
+	t.Helper()
+	cli := filepath.Join(t.TempDir(), "jarvis-cli")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/jarvis-cli")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return cli
+}
+
+func repoRoot(t testing.TB) string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -62,13 +74,7 @@ func newEnv(t *testing.T) *env {
 		}
 		t.Skip("the MCP test clients are not installed: run npm ci in build/mcp-clients")
 	}
-	e := &env{root: root, node: node, home: t.TempDir(), model: &mcptest.Ollama{}}
-	e.cli = filepath.Join(t.TempDir(), "jarvis-cli")
-	build := exec.Command("go", "build", "-o", e.cli, "./cmd/jarvis-cli")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	e := &env{root: root, node: node, home: t.TempDir(), model: &mcptest.Ollama{}, cli: buildCLI(t, root)}
 	vault := t.TempDir()
 	for rel, text := range notes {
 		p := filepath.Join(vault, filepath.FromSlash(rel))
