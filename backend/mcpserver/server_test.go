@@ -48,15 +48,7 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	t.Helper()
 	home, root := t.TempDir(), t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
-	for rel, text := range vaultNotes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mcptest.WriteVault(t, root, vaultNotes)
 	cfg, err := config.Load()
 	if err != nil {
 		t.Fatal(err)

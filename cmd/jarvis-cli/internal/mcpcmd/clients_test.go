@@ -76,13 +76,7 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{root: root, node: node, home: t.TempDir(), model: &mcptest.Ollama{}, cli: buildCLI(t, root)}
 	vault := t.TempDir()
-	for rel, text := range notes {
-		p := filepath.Join(vault, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mcptest.WriteVault(t, vault, notes)
 	srv := httptest.NewServer(e.model)
 	t.Cleanup(srv.Close)
 	cfg := fmt.Sprintf("[vault]\npath = %q\nprivate_dirs = [\"private\"]\n\n[chat]\nprovider = \"ollama:local:test\"\nollama_url = %q\n", vault, srv.URL)
