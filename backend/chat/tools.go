@@ -39,12 +39,18 @@ func (tb *Toolbox) Definitions(s *Session) []llm.Tool {
 	return out
 }
 
+// offered is the named tool if this session is offered it.
+func (tb *Toolbox) offered(s *Session, name string) (Tool, bool) {
+	t, ok := tb.Tools[name]
+	return t, ok && (t.Available == nil || t.Available(s))
+}
+
 // RunOutside runs one tool for a caller outside any turn (an MCP client):
 // the agent's own code, with a ledger of its own, which is returned with
 // what the tool retrieved and whether private data was in it.
 func (tb *Toolbox) RunOutside(ctx context.Context, s *Session, name string, args map[string]any, emit func(Event)) (string, *Ledger, error) {
-	t, ok := tb.Tools[name]
-	if !ok || (t.Available != nil && !t.Available(s)) {
+	t, ok := tb.offered(s, name)
+	if !ok {
 		return "", nil, errs.New(errs.NotFound, name, "the tool %s is not available", name)
 	}
 	if emit == nil {
@@ -57,10 +63,7 @@ func (tb *Toolbox) RunOutside(ctx context.Context, s *Session, name string, args
 
 // Dispatch runs one call.
 func (tb *Toolbox) Dispatch(ctx context.Context, s *Session, call llm.Block, emit func(Event)) (llm.ToolOutcome, error) {
-	t, ok := tb.Tools[call.Name]
-	if ok && t.Available != nil && !t.Available(s) {
-		ok = false
-	}
+	t, ok := tb.offered(s, call.Name)
 	if !ok {
 		return llm.ToolOutcome{Content: fmt.Sprintf("Error: there is no tool named %q.", call.Name), IsError: true}, nil
 	}

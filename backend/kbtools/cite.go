@@ -32,6 +32,11 @@ func CiteName(m kb.Metadata) string {
 	return m.Source
 }
 
+// SummaryCiteName is CiteName for a listed document.
+func SummaryCiteName(d kb.DocumentSummary) string {
+	return CiteName(kb.Metadata{Source: d.Source, FilePath: d.FilePath})
+}
+
 // CiteLabel is the citation marker an answer uses: [source: X] or
 // [source: X, p.N].
 func CiteLabel(m kb.Metadata) string {

@@ -39,20 +39,16 @@ func withPrivate(t *testing.T, f *fixture) (draftID string) {
 }
 
 // newCanaryFixture is a fixture whose vault holds the public notes only,
-// or every note (private ones included), with fixed file times.
+// or every note (private ones included).
 func newCanaryFixture(t *testing.T, private bool) *fixture {
 	t.Helper()
-	saved := vaultNotes
-	t.Cleanup(func() { vaultNotes = saved })
 	notes := map[string]string{}
-	for rel, text := range saved {
+	for rel, text := range vaultNotes {
 		if private || filepath.Dir(rel) != "private" {
 			notes[rel] = text
 		}
 	}
-	vaultNotes = notes
-	f := newFixture(t, false)
-	return f
+	return newFixtureOf(t, false, notes)
 }
 
 var (

@@ -113,7 +113,7 @@ func (c *conn) listResources(next mcp.MethodHandler) mcp.MethodHandler {
 		out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
 		rec := callOf(ctx)
 		for _, d := range docs {
-			src := kbtools.CiteName(kb.Metadata{Source: d.Source, FilePath: d.FilePath})
+			src := kbtools.SummaryCiteName(d)
 			rec.Add(kbtools.Citation{Source: src, Title: d.Title})
 			title := c.redact(d.Title)
 			out.Resources = append(out.Resources, &mcp.Resource{URI: ResourceURI(src), Name: src, Title: title, MIMEType: "text/markdown",

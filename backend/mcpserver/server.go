@@ -102,9 +102,10 @@ func instructions(allowPrivate bool) string {
 	return text
 }
 
-// caller is the connection as the knowledge-base operations see it.
-func (c *conn) caller(l kbtools.Ledger) kbtools.Caller {
-	return kbtools.Caller{Cloud: !c.o.AllowPrivate, Private: c.private.Load(), Who: "mcp", Ledger: l}
+// caller is the connection as the knowledge-base operations see it, with
+// the request's record as its ledger.
+func (c *conn) caller(ctx context.Context) kbtools.Caller {
+	return kbtools.Caller{Cloud: !c.o.AllowPrivate, Private: c.private.Load(), Who: "mcp", Ledger: callOf(ctx)}
 }
 
 // draftsCaller is the connection as the drafts sandbox sees it.

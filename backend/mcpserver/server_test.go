@@ -46,9 +46,15 @@ type fixture struct {
 // loopback Ollama, and the MCP server over them.
 func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	t.Helper()
+	return newFixtureOf(t, allowPrivate, vaultNotes)
+}
+
+// newFixtureOf is newFixture over the given notes.
+func newFixtureOf(t *testing.T, allowPrivate bool, notes map[string]string) *fixture {
+	t.Helper()
 	home, root := t.TempDir(), t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
-	mcptest.WriteVault(t, root, vaultNotes)
+	mcptest.WriteVault(t, root, notes)
 	cfg, err := config.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -172,7 +172,7 @@ func (c *conn) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn) 
 	if err != nil {
 		return nil, SearchOut{}, err
 	}
-	found, err := c.kb.Search(ctx, c.caller(callOf(ctx)), kbtools.SearchArgs{Query: q, N: in.N, Filter: f})
+	found, err := c.kb.Search(ctx, c.caller(ctx), kbtools.SearchArgs{Query: q, N: in.N, Filter: f})
 	if err != nil {
 		return nil, SearchOut{}, err
 	}
@@ -188,7 +188,7 @@ func (c *conn) getDocument(ctx context.Context, _ *mcp.CallToolRequest, in Docum
 	if page == 0 {
 		page = 1
 	}
-	p, err := c.kb.GetDocument(ctx, c.caller(callOf(ctx)), in.Source, page)
+	p, err := c.kb.GetDocument(ctx, c.caller(ctx), in.Source, page)
 	if err != nil {
 		return nil, DocumentOut{}, err
 	}
@@ -242,14 +242,14 @@ func (c *conn) query(ctx context.Context, op string, fs Filters, o kb.ListOption
 	if err != nil {
 		return nil, DocsOut{}, err
 	}
-	docs, err := c.kb.Query(ctx, c.caller(callOf(ctx)), f, o)
+	docs, err := c.kb.Query(ctx, c.caller(ctx), f, o)
 	if err != nil {
 		return nil, DocsOut{}, err
 	}
 	out := DocsOut{Documents: []Doc{}}
 	rec := callOf(ctx)
 	for _, d := range docs {
-		src := kbtools.CiteName(kb.Metadata{Source: d.Source, FilePath: d.FilePath})
+		src := kbtools.SummaryCiteName(d)
 		rec.Add(kbtools.Citation{Source: src, Title: d.Title})
 		out.Documents = append(out.Documents, Doc{Source: src, URI: ResourceURI(src), Title: c.redact(d.Title), DocType: d.DocType, Authors: c.redact(d.Authors), DOI: d.DOI,
 			Category: c.redact(d.Category), Status: c.redact(d.Status), Entity: c.redact(d.Entity), Date: d.EventDate, Tags: d.Tags, Changed: d.Changed, Chunks: d.Chunks})
