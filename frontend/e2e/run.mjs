@@ -384,6 +384,14 @@ await test('settings: the Claude Desktop snippet starts jarvis-cli mcp, and the 
   const row = await call.textContent()
   check(row.includes('e2e-desktop') && row.includes('search'), 'the call is not listed: ' + row)
   await a11y('settings with other AI apps')
+  await page.getByText('Use Jarvis from other AI apps').scrollIntoViewIfNeeded()
+  await shoot('settings-ai-apps')
+  // A narrow window: the long snippet wraps instead of widening the page.
+  await page.setViewportSize({ width: 640, height: 860 })
+  await page.getByTestId('mcp-snippet').scrollIntoViewIfNeeded()
+  check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'the settings page scrolls sideways at 640 px')
+  await shoot('settings-ai-apps-narrow')
+  await page.setViewportSize({ width: 1280, height: 860 })
 })
 
 await test('settings: response style saves, an unsaved prompt edit survives switching views and a reload, a prompt reverts to its default', async () => {
