@@ -96,6 +96,8 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 	var res ingest.Result
 	if remote {
 		server := &ingest.Remote{Arxiv: p.Arxiv, Biorxiv: p.Biorxiv}
+		status := LedgerFrom(ctx).Status
+		status("looking up " + src)
 		rp, err := server.Lookup(ctx, ref)
 		if err != nil {
 			return "", "", err
@@ -113,11 +115,14 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		}
 		defer os.RemoveAll(dir)
 		pdfPath := ""
+		title := firstSet(paper.Title, rp.Title)
 		if rp.HasPDF {
+			status(fmt.Sprintf("downloading the PDF of %q", title))
 			if pdfPath, err = server.Download(ctx, rp, dir); err != nil {
 				return "", "", err
 			}
 		}
+		status(fmt.Sprintf("reading and indexing %q", title))
 		if res, err = ingest.BuildRemote(ctx, rp, pdfPath, paper, opts); err != nil {
 			return "", "", err
 		}
@@ -145,6 +150,7 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return modeQuestion(filepath.Base(src)), "asking the user how to store the paper", nil
 		}
 		paper.Path = src
+		LedgerFrom(ctx).Status("reading and indexing " + filepath.Base(src))
 		if res, err = ingest.BuildPaper(ctx, paper, opts); err != nil {
 			return "", "", err
 		}

@@ -29,6 +29,15 @@ func withLedger(ctx context.Context, emit func(Event)) (context.Context, *Ledger
 	return context.WithValue(ctx, ledgerKey{}, l), l
 }
 
+// Status tells whoever follows the turn what a long tool is doing now
+// (the window's status line, an MCP client's progress). Outside a turn it
+// goes nowhere.
+func (l *Ledger) Status(text string) {
+	if l.emit != nil {
+		l.emit(Event{Kind: EventStatus, Text: text})
+	}
+}
+
 // LedgerFrom returns the turn's ledger; outside a turn it returns a fresh
 // one, so tools never need a nil check.
 func LedgerFrom(ctx context.Context) *Ledger {

@@ -192,9 +192,12 @@ func (c *conn) addPaper(ctx context.Context, req *mcp.CallToolRequest, in PaperI
 	// client: public-only unless allow_private, never saved.
 	s := &chat.Session{ID: "mcp", Provider: spec.Provider, Model: spec.Model, KBOnly: true, PublicOnly: !c.o.AllowPrivate, Private: c.private.Load()}
 	step := progress(ctx, req)
-	step("adding " + src)
 	text, l, err := c.a.Runner.Tools.(*chat.Toolbox).RunOutside(ctx, s, "add_document", map[string]any{"source": src, "mode": mode},
-		func(e chat.Event) { step(c.redact(e.Text)) })
+		func(e chat.Event) {
+			if e.Kind == chat.EventStatus {
+				step(c.redact(e.Text))
+			}
+		})
 	if err != nil {
 		return nil, PaperOut{}, err
 	}

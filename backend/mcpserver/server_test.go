@@ -52,6 +52,13 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 // newFixtureOf is newFixture over the given notes.
 func newFixtureOf(t *testing.T, allowPrivate bool, notes map[string]string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, allowPrivate, notes, agent.Options{})
+}
+
+// newFixtureWith is newFixtureOf with the agent's options (its paper
+// servers, say).
+func newFixtureWith(t *testing.T, allowPrivate bool, notes map[string]string, o agent.Options) *fixture {
+	t.Helper()
 	home, root := t.TempDir(), t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
 	mcptest.WriteVault(t, root, notes)
@@ -64,7 +71,8 @@ func newFixtureOf(t *testing.T, allowPrivate bool, notes map[string]string) *fix
 	t.Cleanup(srv.Close)
 	cfg.Vault.Path, cfg.Vault.PrivateDirs = root, []string{"private"}
 	cfg.Chat.Provider, cfg.Chat.OllamaURL = "ollama:local:test", srv.URL
-	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
+	o.Getenv = func(string) string { return "" }
+	ag, err := agent.New(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
