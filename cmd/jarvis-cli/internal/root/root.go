@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/version"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/askcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/autostartcmd"
@@ -68,5 +69,31 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("setup", modelscmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("setup", backupcmd.NewBackup(d.IO, d.LoadConfig))
 	add("setup", backupcmd.NewRestore(d.IO, d.LoadConfig))
+	refuseUnknownSubcommands(cmd)
 	return cmd
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (kb, models, mcp…) fail on a word it does not know. Cobra prints such a
+// command's help and exits 0, so a typo like `kb index` looked like it
+// worked, in a script too.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || !c.HasParent() {
+		return // the root already refuses unknown commands
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		err := errs.New(errs.Invalid, c.CommandPath(), "unknown command %q", args[0])
+		hint := "run " + c.CommandPath() + " --help for its commands"
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "did you mean " + c.CommandPath() + " " + s[0] + "?"
+		}
+		return errs.WithHint(err, hint)
+	}
 }

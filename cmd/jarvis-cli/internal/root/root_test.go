@@ -34,6 +34,24 @@ func TestHelpListsEveryCommandGroup(t *testing.T) {
 	}
 }
 
+// A typo under a command that only groups others fails, with the likely
+// command named; the group alone still prints its help.
+func TestUnknownSubcommandsFail(t *testing.T) {
+	home := t.TempDir()
+	_, _, err := run(t, home, "kb", "index")
+	if !errs.Is(err, errs.Invalid) || errs.ExitCode(err) == 0 || !strings.Contains(err.Error(), `unknown command "index"`) ||
+		!strings.Contains(errs.HintOf(err), "jarvis-cli kb index-vault") {
+		t.Fatalf("kb index: %v (hint %q)", err, errs.HintOf(err))
+	}
+	if _, _, err := run(t, home, "models", "frobnicate"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("models frobnicate: %v", err)
+	}
+	out, _, err := run(t, home, "kb")
+	if err != nil || !strings.Contains(out, "index-vault") {
+		t.Fatalf("kb alone: %v\n%s", err, out)
+	}
+}
+
 func TestMissingInputExitsNonZero(t *testing.T) {
 	_, _, err := run(t, t.TempDir(), "convert-pdf", "x.pdf")
 	if !errs.Is(err, errs.NotFound) || errs.ExitCode(err) == 0 {
