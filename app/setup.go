@@ -28,7 +28,6 @@ type Setup struct {
 // SetupView is the panel's state.
 type SetupView struct {
 	setup.State
-	DownloadMB int `json:"downloadMB"` // the search models' approximate size
 	// Configured is each provider's configured model, to prefill the panel.
 	Configured map[string]string `json:"configured"`
 	// Autostart is the tray-at-login setting (see AutostartState).
@@ -46,7 +45,7 @@ func (s *Setup) State() SetupView {
 	if err != nil {
 		logs.L().Warn("cannot read the autostart entry", "err", err)
 	}
-	return SetupView{State: st, DownloadMB: setup.ModelDownloadMB, Autostart: auto, Configured: map[string]string{
+	return SetupView{State: st, Autostart: auto, Configured: map[string]string{
 		"ollama": cfg.Chat.OllamaModel, "anthropic": cfg.Chat.AnthropicModel, "openrouter": cfg.OpenRouter.Model}}
 }
 
@@ -123,6 +122,27 @@ func (s *Setup) PullModel(name string) string {
 // SetChat makes provider:model the default for new chats.
 func (s *Setup) SetChat(provider, model string) error {
 	return s.core.change("setup.SetChat", false, func() error { return setup.SetChat(s.core.cfg, provider, model) })
+}
+
+// SetEmbedModel chooses the embedding model (English or multilingual).
+// An installed model is loaded at once and the store switches to it in the
+// background, the old vectors serving until the new ones are in; one that
+// is not installed yet is downloaded with FetchModels, the old model
+// serving meanwhile.
+func (s *Setup) SetEmbedModel(id string) error {
+	if err := s.core.change("setup.SetEmbedModel", false, func() error { return setup.SetEmbedModel(s.core.cfg, id) }); err != nil {
+		return err
+	}
+	eng := s.core.agent().Engine
+	if eng == nil {
+		return nil
+	}
+	defer s.core.emitStatus()
+	if err := eng.LoadModels(context.Background()); err != nil {
+		return err
+	}
+	s.core.bg.kick()
+	return nil
 }
 
 // SetAPIKey stores a cloud provider's key (config.toml, mode 0600). It is

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -42,6 +43,12 @@ func closedAddr(t *testing.T) string {
 // model that answers; a folder of notes waits to be chosen, and a loopback
 // hub serves the fixture models in Hugging Face's layout.
 func fresh(t *testing.T, provider string) (*Services, string, chan ops.Op) {
+	t.Helper()
+	return freshWith(t, provider, firstRunNotes)
+}
+
+// freshWith is fresh with these notes waiting to be chosen.
+func freshWith(t *testing.T, provider string, firstRunNotes map[string]string) (*Services, string, chan ops.Op) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
@@ -191,6 +198,91 @@ func TestFirstRunFromNothingToHybridSearch(t *testing.T) {
 	}
 	if st = s.Setup.State(); st.Issues["models"].Message != "" {
 		t.Fatalf("models still missing: %+v", st.Issues)
+	}
+}
+
+// A vault mostly in Chinese and Russian: the panel suggests the
+// multilingual model and says the reranker ranks English only. Choosing it
+// before it is downloaded keeps meaning-based search on the English model;
+// the download switches the store over in the background, search staying
+// hybrid throughout, and the choice is in config.toml.
+func TestChoosingTheMultilingualModelSwitchesWithoutOutage(t *testing.T) {
+	notes := map[string]string{
+		"zh/快捷键.md":      "# 快捷键\n\n在设置里打开快捷键页面，就可以修改每个命令的快捷键。",
+		"zh/模板.md":       "# 模板\n\n模板可以帮助你快速创建会议记录和读书笔记。",
+		"ru/шаблоны.md":  "# Шаблоны\n\nШаблоны помогают быстро создавать заметки о встречах.",
+		"en/tomatoes.md": "# Tomatoes\n\nWater the tomatoes deeply twice a week.",
+	}
+	s, dir, events := freshWith(t, "anthropic", notes)
+	if _, err := s.Setup.SetVault(dir); err != nil {
+		t.Fatal(err)
+	}
+	nextOp(t, events, "vault")
+	if _, err := s.Settings.FetchModels(); err != nil {
+		t.Fatal(err)
+	}
+	nextOp(t, events, "models")
+	nextOp(t, events, "embed")
+	const e5 = "intfloat/multilingual-e5-small"
+	st := s.Setup.State()
+	if st.Embedding.Sampled != 4 || st.Embedding.Suggest != "" {
+		// Four chunks are too few to suggest anything.
+		t.Fatalf("embedding state on four notes: %+v", st.Embedding)
+	}
+	// Enough of them to judge by.
+	for i := range 30 {
+		notes[fmt.Sprintf("zh/笔记%02d.md", i)] = fmt.Sprintf("# 笔记 %d\n\n研究人员常常在英文论文旁边用中文写批注，第%d条。", i, i)
+	}
+	for rel, text := range notes {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Setup.SetVault(dir); err != nil {
+		t.Fatal(err)
+	}
+	nextOp(t, events, "vault")
+	nextOp(t, events, "embed")
+	st = s.Setup.State()
+	if st.Embedding.Suggest != e5 || st.Embedding.Why == "" || !st.Embedding.RerankEnglishOnly || st.Embedding.Languages[0].Lang != "zh" {
+		t.Fatalf("a mostly Chinese vault: %+v", st.Embedding)
+	}
+	if err := s.Setup.SetEmbedModel("cross-encoder/ms-marco-MiniLM-L6-v2"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a reranker is not an embedding model: %v", err)
+	}
+	if err := s.Setup.SetEmbedModel(e5); err != nil {
+		t.Fatal(err)
+	}
+	hybrid := func(when string) {
+		t.Helper()
+		res, err := s.Library.Search("模板", 5)
+		if err != nil || !strings.HasPrefix(res.Mode, "hybrid") || len(res.Hits) == 0 {
+			t.Fatalf("%s: %v %+v", when, err, res)
+		}
+	}
+	hybrid("chosen, not downloaded")
+	st = s.Setup.State()
+	if st.Issues["models"].Message == "" || st.Embedding.Suggest != "" || st.DownloadMB != 470 || !strings.Contains(st.Issues["models"].Hint, "≈ 470 MB") {
+		t.Fatalf("the chosen model waits for its download: %+v %+v", st.Issues, st.Embedding)
+	}
+	if _, err := s.Settings.FetchModels(); err != nil {
+		t.Fatal(err)
+	}
+	if o := nextOp(t, events, "models"); o.State != ops.Done {
+		t.Fatalf("download: %+v", o)
+	}
+	hybrid("switching")
+	if o := nextOp(t, events, "embed"); o.State != ops.Done {
+		t.Fatalf("backfill: %+v", o)
+	}
+	hybrid("switched")
+	if info, err := s.core.agent().Engine.Store.Models(context.Background()); err != nil || info.Active.ID != e5 || !info.Target.IsZero() {
+		t.Fatalf("the store's model after the switch: %+v %v", info, err)
+	}
+	cfgFile, _ := os.ReadFile(filepath.Join(s.core.cfg.Home, "config.toml"))
+	if !strings.Contains(string(cfgFile), e5) {
+		t.Fatalf("config.toml does not hold the choice:\n%s", cfgFile)
 	}
 }
 

@@ -113,3 +113,21 @@ func TestDetect(t *testing.T) {
 		t.Fatalf("merged query terms %q miss the German stem", terms)
 	}
 }
+
+func TestLanguageNamesTheMainLanguage(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"怎样设置快捷键？先打开设置，再选择快捷键页面。", "zh"},
+		{"ホットキーを変更するには、設定画面を開いてください。", "ja"},
+		{"단축키를 바꾸려면 설정을 여세요.", "ko"},
+		{"การตั้งค่าปุ่มลัดอยู่ในหน้าการตั้งค่า", "th"},
+		{"Горячие клавиши можно изменить в настройках программы.", "ru"},
+		{"Die Tastenkürzel lassen sich in den Einstellungen der Anwendung jederzeit ändern, auch für Vorlagen.", "de"},
+		{"The hotkeys can be changed in the settings of the application, and so can the templates.", "en"},
+		{"Sparse attention for long documents, annotated: 这个方法很好", "en"},
+		{"12345 — 67", "en"},
+	} {
+		if got := Language(c.text); got != c.want {
+			t.Errorf("Language(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

@@ -125,3 +125,71 @@ func mostlyEnglish(latin string) bool {
 	}
 	return stops >= 5 && stops*4 >= words
 }
+
+// Language names the main language of text for a person and for choosing
+// a model: by script first (the most letters: "zh" for Han without kana,
+// "ja" with kana, "ko", "th", "ru" for Cyrillic…), and for Latin text the
+// language Detect finds. Text without letters is English.
+func Language(text string) string {
+	counts := map[string]int{}
+	kana := 0
+	n := 0
+	for _, r := range text {
+		if n++; n > 4000 {
+			break
+		}
+		switch {
+		case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+			kana++
+			counts["cjk"]++
+		case unicode.Is(unicode.Han, r):
+			counts["cjk"]++
+		case unicode.Is(unicode.Hangul, r):
+			counts["ko"]++
+		case unicode.Is(unicode.Thai, r):
+			counts["th"]++
+		case unicode.Is(unicode.Lao, r):
+			counts["lo"]++
+		case unicode.Is(unicode.Khmer, r):
+			counts["km"]++
+		case unicode.Is(unicode.Myanmar, r):
+			counts["my"]++
+		case unicode.Is(unicode.Cyrillic, r):
+			counts["ru"]++
+		case unicode.Is(unicode.Greek, r):
+			counts["el"]++
+		case unicode.Is(unicode.Arabic, r):
+			counts["ar"]++
+		case unicode.Is(unicode.Hebrew, r):
+			counts["he"]++
+		case unicode.Is(unicode.Devanagari, r):
+			counts["hi"]++
+		case unicode.Is(unicode.Latin, r):
+			counts["latin"]++
+		}
+	}
+	// A CJK character carries about as much as a Latin word, so one counts
+	// for three letters: an English paper with Chinese highlights is the
+	// language of its body, Chinese notes with English terms are Chinese.
+	counts["cjk"] *= 3
+	counts["ko"] *= 2
+	best, most := "latin", 0
+	for script, c := range counts {
+		if c == 0 {
+			continue
+		}
+		if c > most || c == most && script < best {
+			best, most = script, c
+		}
+	}
+	switch best {
+	case "latin":
+		return string(Detect(text))
+	case "cjk":
+		if kana*3 > counts["cjk"]/10 {
+			return "ja"
+		}
+		return "zh"
+	}
+	return best
+}

@@ -65,9 +65,11 @@ type Digest struct {
 
 // RAG configures the knowledge base and retrieval.
 type RAG struct {
-	Dir             string `toml:"dir"`
-	ModelsDir       string `toml:"models_dir"`
-	EmbedModel      string `toml:"embed_model"`
+	Dir        string `toml:"dir"`
+	ModelsDir  string `toml:"models_dir"`
+	EmbedModel string `toml:"embed_model"`
+	// QueryPrefix, when set, replaces the embedding model's own query
+	// prefix (the manifest's: BGE's instruction, E5's "query: ").
 	QueryPrefix     string `toml:"query_prefix"`
 	ChunkSize       int    `toml:"chunk_size"`
 	ChunkOverlap    int    `toml:"chunk_overlap"`
@@ -148,10 +150,6 @@ type Drafts struct {
 	PDFMargin             string   `toml:"pdf_margin"`
 }
 
-// DefaultQueryPrefix is the BGE retrieval instruction, prepended to queries
-// only (documents are embedded bare).
-const DefaultQueryPrefix = "Represent this sentence for searching relevant passages: "
-
 // Defaults returns the built-in configuration. Paths still contain "~";
 // Load expands them.
 func Defaults() Config {
@@ -176,7 +174,6 @@ func Defaults() Config {
 			Dir:              "~/.jarvis/rag",
 			ModelsDir:        "~/.jarvis/models",
 			EmbedModel:       "BAAI/bge-small-en-v1.5",
-			QueryPrefix:      DefaultQueryPrefix,
 			ChunkSize:        1024,
 			ChunkOverlap:     128,
 			RerankModel:      "cross-encoder/ms-marco-MiniLM-L6-v2",

@@ -35,7 +35,7 @@ func TestDefaultsMatchTheSeedTable(t *testing.T) {
 		{"digest.biorxiv_url", cfg.Digest.BiorxivURL, "https://api.biorxiv.org"},
 		{"rag.dir", cfg.RAG.Dir, filepath.Join(home, "rag")},
 		{"rag.embed_model", cfg.RAG.EmbedModel, "BAAI/bge-small-en-v1.5"},
-		{"rag.query_prefix", cfg.RAG.QueryPrefix, DefaultQueryPrefix},
+		{"rag.query_prefix", cfg.RAG.QueryPrefix, ""},
 		{"rag.chunk_size", cfg.RAG.ChunkSize, 1024},
 		{"rag.chunk_overlap", cfg.RAG.ChunkOverlap, 128},
 		{"rag.rerank_model", cfg.RAG.RerankModel, "cross-encoder/ms-marco-MiniLM-L6-v2"},

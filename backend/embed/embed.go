@@ -289,7 +289,9 @@ type EmbedderOptions struct {
 	Dir         string // model directory (onnx/model.onnx, tokenizer.json, config.json)
 	Pooling     string // PoolCLS (BGE) or PoolMean (sentence-transformers)
 	QueryPrefix string
-	Batch       int
+	// PassagePrefix goes before every document text (E5's "passage: ").
+	PassagePrefix string
+	Batch         int
 }
 
 // Embedder is a kb.Embedder.
@@ -346,6 +348,13 @@ func (e *Embedder) EmbedQuery(ctx context.Context, query string) ([]float32, err
 
 // EmbedDocuments implements kb.Embedder.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.opts.PassagePrefix != "" {
+		prefixed := make([]string, len(texts))
+		for i, t := range texts {
+			prefixed[i] = e.opts.PassagePrefix + t
+		}
+		texts = prefixed
+	}
 	return e.embed(ctx, texts)
 }
 

@@ -170,6 +170,41 @@ func TestEmbedQueryUsesPrefix(t *testing.T) {
 	})
 }
 
+// E5 models are trained with "query: " before queries and "passage: "
+// before documents: with both set, a query and the identical document
+// embed alike again, and each differs from its bare form.
+func TestEmbedPassageUsesPrefix(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, rt *embed.Runtime) {
+		dir := t.TempDir()
+		if err := embedtest.WriteEmbedder(dir, embedtest.Words(corpus[0], "query: passage:")); err != nil {
+			t.Fatal(err)
+		}
+		bare, err := rt.Embedder(embed.EmbedderOptions{ID: "a", Dir: dir, Pooling: embed.PoolMean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e5, err := rt.Embedder(embed.EmbedderOptions{ID: "b", Dir: dir, Pooling: embed.PoolMean, QueryPrefix: "query: ", PassagePrefix: "passage: "})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		doc, err := e5.EmbedDocuments(ctx, []string{"tomato plants"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := bare.EmbedDocuments(ctx, []string{"passage: tomato plants"})
+		plain, _ := bare.EmbedDocuments(ctx, []string{"tomato plants"})
+		if dot(doc[0], want[0]) < 0.9999 || dot(doc[0], plain[0]) > 0.99 {
+			t.Fatalf("the passage prefix was not applied: cosine %v to the prefixed text, %v to the bare one", dot(doc[0], want[0]), dot(doc[0], plain[0]))
+		}
+		q, _ := e5.EmbedQuery(ctx, "tomato plants")
+		wantQ, _ := bare.EmbedQuery(ctx, "query: tomato plants")
+		if dot(q, wantQ[:]) < 0.9999 {
+			t.Fatal("the query prefix was not applied")
+		}
+	})
+}
+
 func TestEmbedderTruncatesLongInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, rt *embed.Runtime) {
 		e := newEmbedder(t, rt, embed.PoolMean)

@@ -42,8 +42,12 @@ const defaultMaxTokens = 512
 
 // loadTokenizer reads dir/tokenizer.json and dir/config.json.
 func loadTokenizer(op, dir string) (*textTokenizer, error) {
-	tk, err := pretrained.FromFile(filepath.Join(dir, "tokenizer.json"))
+	path := filepath.Join(dir, "tokenizer.json")
+	tk, err := pretrained.FromFile(path)
 	if err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
+	}
+	if err := useOwnUnigram(tk, path); err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
 	tk.WithTruncation(nil) // truncate is ours: see (*textTokenizer).encode
@@ -53,6 +57,30 @@ func loadTokenizer(op, dir string) (*textTokenizer, error) {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read config.json in %s", dir)
 	}
 	return &textTokenizer{tk: tk, maxTokens: limit}, nil
+}
+
+// useOwnUnigram puts our Unigram model (unigram.go) in place of the
+// library's when the tokenizer is a SentencePiece Unigram one.
+func useOwnUnigram(tk *tokenizer.Tokenizer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Model unigramJSON `json:"model"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		return err
+	}
+	if file.Model.Type != "Unigram" {
+		return nil
+	}
+	u, err := newUnigram(file.Model)
+	if err != nil {
+		return err
+	}
+	tk.WithModel(u)
+	return nil
 }
 
 // maxTokens is how many tokens the model's position table allows. RoBERTa

@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,9 @@ type ModelRef struct {
 	ID      string
 	Dir     string
 	Pooling string
+	// The prefixes the model was trained with (the manifest's; none for a
+	// folder the manifest does not list).
+	QueryPrefix, PassagePrefix string
 }
 
 // Resolve finds a model named in config. A manifest id resolves under the
@@ -79,7 +83,7 @@ func Resolve(modelsDir, spec string) (ModelRef, error) {
 		return ModelRef{}, errs.WithHint(errs.New(errs.NotFound, op, "model %s is not installed", m.ID),
 			"download it in Settings → Models, or run `jarvis-cli models fetch` (needs Hugging Face or an HF_ENDPOINT mirror) or `jarvis-cli models install-offline --from DIR`")
 	}
-	return ModelRef{ID: m.ID, Dir: st.Dir, Pooling: poolingOf(st.Dir, m.Pooling)}, nil
+	return ModelRef{ID: m.ID, Dir: st.Dir, Pooling: poolingOf(st.Dir, m.Pooling), QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix}, nil
 }
 
 // poolingOf reads the sentence-transformers pooling config when the model
@@ -135,7 +139,13 @@ func (e *Engine) LoadModels(ctx context.Context) error {
 		e.issues[RoleEmbed] = nil
 	} else if e.embedder == nil || e.embedSpec != cfg.RAG.EmbedModel {
 		emb, err := e.loadEmbedder(cfg.RAG.EmbedModel)
-		e.embedder, e.embedSpec, e.issues[RoleEmbed] = emb, cfg.RAG.EmbedModel, err
+		// A newly chosen model that is not installed yet (or does not load)
+		// leaves the old one serving: choosing a model before downloading
+		// it must not turn meaning-based search off meanwhile.
+		if err == nil || e.embedder == nil {
+			e.embedder, e.embedSpec = emb, cfg.RAG.EmbedModel
+		}
+		e.issues[RoleEmbed] = err
 	}
 	if cfg.RAG.RerankModel == "" {
 		e.reranker, e.issues[RoleRerank] = nil, nil
@@ -178,7 +188,9 @@ func (e *Engine) loadEmbedder(spec string) (*embed.Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rt.Embedder(embed.EmbedderOptions{ID: ref.ID, Dir: ref.Dir, Pooling: ref.Pooling, QueryPrefix: e.Cfg.RAG.QueryPrefix})
+	// rag.query_prefix, when set, replaces the model's own query prefix.
+	return rt.Embedder(embed.EmbedderOptions{ID: ref.ID, Dir: ref.Dir, Pooling: ref.Pooling,
+		QueryPrefix: cmp.Or(e.Cfg.RAG.QueryPrefix, ref.QueryPrefix), PassagePrefix: ref.PassagePrefix})
 }
 
 func (e *Engine) loadReranker(spec string) (*embed.Reranker, error) {

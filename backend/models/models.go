@@ -37,8 +37,19 @@ type Model struct {
 	License  string `json:"license"`
 	Dims     int    `json:"dims,omitempty"`
 	Pooling  string `json:"pooling,omitempty"` // "cls" or "mean", embed models only
-	Source   Source `json:"source"`
-	Files    []File `json:"files"`
+	// QueryPrefix and PassagePrefix are what the model was trained to see
+	// before a query and before a passage (BGE: an instruction on queries;
+	// E5: "query: " and "passage: ").
+	QueryPrefix   string `json:"query_prefix,omitempty"`
+	PassagePrefix string `json:"passage_prefix,omitempty"`
+	// Languages is "en" for a model that knows English only, or
+	// "multilingual".
+	Languages string `json:"languages,omitempty"`
+	Note      string `json:"note,omitempty"` // for the user, where a choice is offered
+	// DownloadMB is the approximate size of the files, for the button.
+	DownloadMB int    `json:"download_mb,omitempty"`
+	Source     Source `json:"source"`
+	Files      []File `json:"files"`
 }
 
 // Source says where a model's files come from.

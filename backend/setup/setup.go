@@ -7,6 +7,7 @@ package setup
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,23 +19,25 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/models"
 )
 
-// ModelDownloadMB is the approximate download of the two default search
-// models (BGE-small ≈ 130 MB, MiniLM cross-encoder ≈ 90 MB), for the button.
-const ModelDownloadMB = 220
-
 // State is what the setup panel shows.
 type State struct {
-	Vault  VaultState             `json:"vault"`
-	Chat   agent.ProviderStatus   `json:"chat"`
-	Ollama OllamaState            `json:"ollama"`
-	Keys   map[string]bool        `json:"keys"` // provider -> an API key is set (the key itself is never shown)
-	Models []ModelState           `json:"models"`
-	Search SearchState            `json:"search"`
-	Issues map[string]IssueReport `json:"issues,omitempty"` // vault | chat | models -> what to do
+	Vault  VaultState           `json:"vault"`
+	Chat   agent.ProviderStatus `json:"chat"`
+	Ollama OllamaState          `json:"ollama"`
+	Keys   map[string]bool      `json:"keys"` // provider -> an API key is set (the key itself is never shown)
+	Models []ModelState         `json:"models"`
+	// DownloadMB is the approximate download of the configured models not
+	// installed yet, for the button.
+	DownloadMB int `json:"downloadMB"`
+	// Embedding is the choice of embedding model (English or multilingual).
+	Embedding EmbeddingState         `json:"embedding"`
+	Search    SearchState            `json:"search"`
+	Issues    map[string]IssueReport `json:"issues,omitempty"` // vault | chat | models -> what to do
 	// Complete is true when nothing needs the user: a vault, a chat model
 	// that answers, and the search models. Jarvis works without the last
 	// two (search-only answers, keyword search); the panel says so.
@@ -114,6 +117,9 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 		}
 		ms := ModelState{Role: m.role, Spec: m.spec, Installed: installed(cfg, m.spec)}
 		st.Models = append(st.Models, ms)
+		if !ms.Installed {
+			st.DownloadMB += downloadMB(m.spec)
+		}
 	}
 	if eng != nil {
 		if es, err := eng.Status(ctx); err == nil {
@@ -128,9 +134,18 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 			}
 		}
 	}
+	var store *kb.Store
+	if eng != nil {
+		store = eng.Store
+	}
+	if emb, err := inspectEmbedding(ctx, cfg, store); err == nil {
+		st.Embedding = emb
+	} else {
+		st.Issues["models"] = IssueReport{Message: "The choice of search model could not be read.", Details: err.Error()}
+	}
 	if slices.ContainsFunc(st.Models, func(m ModelState) bool { return !m.Installed }) {
 		st.Issues["models"] = IssueReport{Message: "Search works by keyword. The search models add meaning-based search and better ranking.",
-			Hint: "Download them once (≈ 220 MB from Hugging Face, or a mirror set in HF_ENDPOINT); your notes stay searchable meanwhile."}
+			Hint: fmt.Sprintf("Download them once (≈ %d MB from Hugging Face, or a mirror set in HF_ENDPOINT); your notes stay searchable meanwhile.", st.DownloadMB)}
 	}
 	st.Complete = len(st.Issues) == 0
 	return st
@@ -182,6 +197,19 @@ func installed(cfg *config.Config, spec string) bool {
 	}
 	model, err := m.Find(spec)
 	return err == nil && models.Inspect(cfg.RAG.ModelsDir, model).Installed
+}
+
+// downloadMB is the manifest's size of a model (0 for a folder of one's own).
+func downloadMB(spec string) int {
+	m, err := models.Load()
+	if err != nil {
+		return 0
+	}
+	model, err := m.Find(spec)
+	if err != nil {
+		return 0
+	}
+	return model.DownloadMB
 }
 
 // Folders lists a folder's visible top-level folders (the candidates for

@@ -292,3 +292,52 @@ describe('problems', () => {
     expect(alerts[0].querySelector('.sign svg path')?.getAttribute('d')).toBeTruthy()
   })
 })
+
+describe('the embedding model choice', () => {
+  const e5 = 'intfloat/multilingual-e5-small'
+  const mostlyChinese: SetupView = {
+    ...freshSetup,
+    embedding: {
+      options: [
+        { id: 'BAAI/bge-small-en-v1.5', multilingual: false, license: 'MIT', installed: true, chosen: true },
+        { id: e5, multilingual: true, license: 'MIT', installed: false, chosen: false, note: 'For vaults not mostly in English.' },
+      ],
+      languages: [{ lang: 'zh', chunks: 240 }, { lang: 'en', chunks: 120 }, { lang: 'ru', chunks: 40 }],
+      sampled: 400,
+      suggest: e5,
+      why: 'Much of your vault is not in English, and the English model finds it by keyword only: a multilingual model finds it by meaning too.',
+      rerank_english_only: true,
+    },
+  }
+
+  it('shows the vault’s languages, suggests the multilingual model and chooses it with one click', async () => {
+    const w = world(mostlyChinese, {
+      'Setup.SetEmbedModel': (id: string) => {
+        for (const o of w.box.state.embedding!.options!) o.chosen = o.id === id
+        w.box.state.embedding!.suggest = ''
+      },
+    })
+    render(App, { props: { backend: w.backend } })
+    const choice = await screen.findByTestId('embed-choice')
+    expect(within(choice).getByTestId('vault-languages').textContent).toBe('Your vault: Chinese 60 %, English 30 %, Russian (Cyrillic) 10 %.')
+    expect(within(choice).getByTestId('embed-suggest').textContent).toContain('not in English')
+    expect(within(choice).getByTestId('rerank-english').textContent).toContain('ranks English only')
+    const multi = within(choice).getByRole('radio', { name: new RegExp(e5) }) as HTMLInputElement
+    expect(multi.closest('label')?.textContent).toContain('suggested')
+    expect(multi.closest('label')?.textContent).toContain('not downloaded')
+    expect(multi.checked).toBe(false)
+    await fireEvent.click(multi)
+    await waitFor(() => expect(w.called('Setup.SetEmbedModel').map((c) => c.args[0])).toEqual([e5]))
+    await waitFor(() => expect(screen.queryByTestId('embed-suggest')).toBeNull())
+    expect((within(screen.getByTestId('embed-choice')).getByRole('radio', { name: new RegExp(e5) }) as HTMLInputElement).checked).toBe(true)
+  })
+
+  it('suggests nothing for an English vault', async () => {
+    const english: SetupView = { ...mostlyChinese, embedding: { ...mostlyChinese.embedding!, languages: [{ lang: 'en', chunks: 400 }], suggest: '', why: '', rerank_english_only: false } }
+    render(App, { props: { backend: world(english).backend } })
+    const choice = await screen.findByTestId('embed-choice')
+    expect(within(choice).getByTestId('vault-languages').textContent).toBe('Your vault: English 100 %.')
+    expect(within(choice).queryByTestId('embed-suggest')).toBeNull()
+    expect(within(choice).queryByTestId('rerank-english')).toBeNull()
+  })
+})

@@ -167,6 +167,8 @@ export interface Backend {
   setPrivateDirs(dirs: string[]): Promise<string>
   setExclude(patterns: string[]): Promise<string>
   setChat(provider: string, model: string): Promise<void>
+  /** Chooses the embedding model; the store switches to it once it is installed. */
+  setEmbedModel(id: string): Promise<void>
   setAPIKey(provider: string, key: string): Promise<void>
   /** Writes or hides the login entry that starts the tray. */
   setAutostart(on: boolean): Promise<void>
@@ -271,6 +273,7 @@ export function backendOver(t: Transport): Backend {
     setPrivateDirs: (d) => c('Setup', 'SetPrivateDirs', d),
     setExclude: (p) => c('Setup', 'SetExclude', p),
     setChat: (p, m) => c('Setup', 'SetChat', p, m),
+    setEmbedModel: (id) => c('Setup', 'SetEmbedModel', id),
     setAPIKey: (p, k) => c('Setup', 'SetAPIKey', p, k),
     setAutostart: (on) => c('Setup', 'SetAutostart', on),
     drafts: () => c('Editor', 'Drafts'),

@@ -127,6 +127,8 @@ export interface SetupView {
   ollama: { url: string; running: boolean; models: string[]; problem?: string; hint?: string }
   keys: Record<string, boolean>
   models: { role: string; spec: string; installed: boolean; loaded: boolean }[] | null
+  /** The choice of embedding model, and the languages of the vault it is suggested from. */
+  embedding?: EmbeddingChoice
   search: { mode: string; chunks: number; pending: number }
   issues?: Record<string, Issue>
   complete: boolean
@@ -134,6 +136,16 @@ export interface SetupView {
   configured: Record<string, string> // each provider's configured model
   /** The tray at login: 'on', 'off', 'unset' (on once a vault is chosen) or 'unavailable'. */
   autostart?: string
+}
+
+export interface EmbeddingChoice {
+  options: { id: string; multilingual: boolean; note?: string; license: string; installed: boolean; chosen: boolean }[] | null
+  /** Chunks of a sample of the store by main language, most first. */
+  languages: { lang: string; chunks: number }[] | null
+  sampled: number
+  suggest?: string
+  why?: string
+  rerank_english_only: boolean
 }
 
 export interface Counts {

@@ -1,0 +1,67 @@
+package embed
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// multilingual-e5-small tokenises as XLM-RoBERTa does: a SentencePiece
+// Unigram model in tokenizer.json (Precompiled normaliser, Metaspace,
+// <s> … </s>). testdata/unigram holds such a tokenizer trained with
+// SentencePiece (gen.py) and SentencePiece's own encoding of sentences in
+// eight scripts; the pure-Go path must produce exactly those ids.
+func TestUnigramTokenizerMatchesSentencePiece(t *testing.T) {
+	tok, err := loadTokenizer("test", "testdata/unigram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/unigram/expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Text   string
+		IDs    []int64
+		Pieces []string
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		got, err := tok.single(c.Text)
+		if err != nil {
+			t.Fatalf("%q: %v", c.Text, err)
+		}
+		if !slices.Equal(got.ids, c.IDs) {
+			t.Errorf("%q:\n got %v\nwant %v (%s)", c.Text, got.ids, c.IDs, strings.Join(c.Pieces, " "))
+		}
+		for i, ty := range got.types {
+			if ty != 0 {
+				t.Errorf("%q: segment id %d at %d; XLM-R has one segment", c.Text, ty, i)
+			}
+		}
+	}
+}
+
+// XLM-R's positions start after the padding index: of 514 position
+// embeddings, 512 tokens are usable, and a long text is cut there with
+// </s> kept last.
+func TestUnigramTokenizerTruncatesAtXLMRPositions(t *testing.T) {
+	tok, err := loadTokenizer("test", "testdata/unigram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := tok.single(strings.Repeat("模板可以帮助你 ", 400))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(long.ids); n != 512 || long.ids[0] != 0 || long.ids[n-1] != 2 {
+		t.Fatalf("%d tokens, first %d, last %d; want 512, <s>=0 … </s>=2", n, long.ids[0], long.ids[n-1])
+	}
+}
