@@ -23,6 +23,7 @@ require (
 	github.com/yalue/onnxruntime_go v1.26.0
 	golang.org/x/net v0.47.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.38.0
 	golang.org/x/text v0.32.0
 	google.golang.org/protobuf v1.36.11
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
@@ -85,7 +86,6 @@ require (
 	golang.org/x/image v0.34.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/term v0.38.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	modernc.org/libc v1.80.1 // indirect

@@ -11,6 +11,7 @@ import (
 	"strings"
 	gosync "sync"
 
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -74,8 +75,14 @@ type HitView struct {
 	Private  bool          `json:"private"`
 	Section  string        `json:"section"`
 	Text     string        `json:"text"`
-	Score    float64       `json:"score"`
+	// Excerpt is the part of Text where the query matched, the matches
+	// marked, cut at whole characters in every script.
+	Excerpt []analysis.Segment `json:"excerpt"`
+	Score   float64            `json:"score"`
 }
+
+// hitExcerptWidth is how many characters of a hit the Library shows.
+const hitExcerptWidth = 240
 
 // SearchView is a search's hits and how they were found.
 type SearchView struct {
@@ -99,7 +106,8 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 	for _, h := range res.Hits {
 		m := h.Chunk.Meta
 		cit := chat.Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: h.Chunk.ID, FilePath: m.FilePath}
-		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content, Score: h.Score})
+		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content,
+			Excerpt: analysis.Excerpt(h.Chunk.Content, query, hitExcerptWidth), Score: h.Score})
 	}
 	return SearchView{Hits: out, Mode: res.Mode.Kind(), Detail: res.Mode.String()}, nil
 }

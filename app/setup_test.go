@@ -277,6 +277,16 @@ func TestChoosingTheMultilingualModelSwitchesWithoutOutage(t *testing.T) {
 		t.Fatalf("backfill: %+v", o)
 	}
 	hybrid("switched")
+	res, _ := s.Library.Search("如何使用模板", 5)
+	var marked []string
+	for _, seg := range res.Hits[0].Excerpt {
+		if seg.Match {
+			marked = append(marked, seg.Text)
+		}
+	}
+	if res.Hits[0].Citation.FilePath != "zh/模板.md" || strings.Join(marked, "|") != "模板" {
+		t.Fatalf("the hit's excerpt marks what matched: %+v", res.Hits[0])
+	}
 	if info, err := s.core.agent().Engine.Store.Models(context.Background()); err != nil || info.Active.ID != e5 || !info.Target.IsZero() {
 		t.Fatalf("the store's model after the switch: %+v %v", info, err)
 	}

@@ -341,3 +341,22 @@ describe('the embedding model choice', () => {
     expect(within(choice).queryByTestId('rerank-english')).toBeNull()
   })
 })
+
+describe('search results', () => {
+  it('show the part of a hit where the question matched, the matches marked', async () => {
+    const hit = {
+      citation: { source: 'local', title: '快捷键', page: 0, chunkId: 4, filePath: 'zh/快捷键.md' },
+      docType: 'note', private: false, section: '快捷键', score: 3.2,
+      text: '很长的文字……在设置里打开快捷键页面。',
+      excerpt: [{ text: '…' }, { text: '在' }, { text: '设置', match: true }, { text: '里打开' }, { text: '快捷键', match: true }, { text: '页面。' }],
+    }
+    const w = world(completeSetup, { 'Library.Documents': () => [], 'Library.Search': () => ({ hits: [hit], mode: 'keyword', detail: 'keyword' }) })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Library' }))
+    await fireEvent.input(await screen.findByLabelText('Search', { selector: 'input' }), { target: { value: '怎样设置快捷键' } })
+    await fireEvent.click(screen.getByRole('button', { name: 'Search' }))
+    const excerpt = await screen.findByTestId('excerpt')
+    expect(excerpt.textContent).toBe('…在设置里打开快捷键页面。')
+    expect([...excerpt.querySelectorAll('mark')].map((m) => m.textContent)).toEqual(['设置', '快捷键'])
+  })
+})

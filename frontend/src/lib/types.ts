@@ -98,6 +98,8 @@ export interface HitView {
   private: boolean
   section: string
   text: string
+  /** The part of text where the query matched, the matches marked (absent from older bridges). */
+  excerpt?: { text: string; match?: boolean }[] | null
   score: number
 }
 

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // IO is the set of streams a command reads and writes.
@@ -13,10 +15,16 @@ type IO struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Color: Out is a terminal that shows bold text (not NO_COLOR, not a
+	// dumb terminal), so search matches can be marked.
+	Color bool
 }
 
 // System returns the process's streams.
-func System() *IO { return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+func System() *IO {
+	color := term.IsTerminal(int(os.Stdout.Fd())) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: color}
+}
 
 // Test returns streams backed by buffers.
 func Test() (*IO, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {

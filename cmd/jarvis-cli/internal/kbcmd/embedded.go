@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -132,7 +133,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				return nil
 			}
 			for i, h := range res.Hits {
-				printHit(io, i+1, h)
+				printHit(io, i+1, h, strings.Join(args, " "))
 			}
 			return nil
 		}),
@@ -312,7 +313,7 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.
-func printHit(io *iostreams.IO, rank int, h kb.Hit) {
+func printHit(io *iostreams.IO, rank int, h kb.Hit, query string) {
 	m := h.Chunk.Meta
 	where := m.Title
 	if where == "" {
@@ -332,11 +333,24 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit) {
 	if m.Section != "" {
 		fmt.Fprintf(io.Out, "   § %s\n", m.Section)
 	}
-	snippet := strings.Join(strings.Fields(h.Chunk.Content), " ")
-	if r := []rune(snippet); len(r) > 240 {
-		snippet = string(r[:240]) + "…"
+	fmt.Fprintf(io.Out, "   %s\n", excerpt(io, h.Chunk.Content, query))
+}
+
+// excerptWidth is how many characters of a hit are shown.
+const excerptWidth = 240
+
+// excerpt is the part of a hit where the query matched, the matches in
+// bold on a terminal.
+func excerpt(io *iostreams.IO, text, query string) string {
+	var b strings.Builder
+	for _, s := range analysis.Excerpt(text, query, excerptWidth) {
+		if s.Match && io.Color {
+			b.WriteString("\x1b[1m" + s.Text + "\x1b[22m")
+		} else {
+			b.WriteString(s.Text)
+		}
 	}
-	fmt.Fprintf(io.Out, "   %s\n", snippet)
+	return b.String()
 }
 
 // embedPending runs the backfill with progress on stderr, or says why there

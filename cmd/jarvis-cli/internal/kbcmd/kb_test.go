@@ -107,3 +107,31 @@ func TestKBSetMetaAndPendingCommands(t *testing.T) {
 		t.Fatalf("keyword search without an embedder: %v\n%s\n%s", err, out, stderr)
 	}
 }
+
+// A hit shows the part of its text where the question matched, cut at
+// whole characters, the matches in bold on a terminal and plain in a pipe.
+func TestSearchShowsTheMatchedPartOfAHit(t *testing.T) {
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("这一段和问题无关，只是填充的文字。", 20) + "在设置里打开快捷键页面，就可以修改每个命令的快捷键。" + strings.Repeat("后面还有更多无关的句子。", 10)
+	note := kb.Chunk{Content: long, EmbedText: long, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "local", FilePath: "zh/快捷键.md", Title: "快捷键"}}
+	if err := s.Commit([]kb.Chunk{note}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	out, err := run(t, cfg, "", "search", "怎样设置快捷键")
+	if err != nil || !strings.Contains(out, "zh/快捷键.md") {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "打开快捷键页面") || !strings.Contains(out, "   …") || strings.Contains(out, "\x1b[") {
+		t.Fatalf("a pipe gets the matched part, plain:\n%s", out)
+	}
+	io, _, _, _ := iostreams.Test()
+	io.Color = true
+	if got := excerpt(io, long, "怎样设置快捷键"); !strings.Contains(got, "\x1b[1m快捷键\x1b[22m") || !strings.Contains(got, "\x1b[1m设置\x1b[22m") {
+		t.Fatalf("a terminal gets the matches in bold: %q", got)
+	}
+}
