@@ -764,6 +764,8 @@ await test('first launch: choosing the vault with the folder dialog indexes it; 
   await page.getByRole('button', { name: 'Search', exact: true }).click()
   await expectText(page.getByTestId('hit').first(), /tomatoes/)
   await expectText(page.getByTestId('found-by'), /Found by keyword search/)
+  const marks = await page.getByTestId('hit').first().getByTestId('excerpt').locator('mark').allInnerTexts()
+  check(marks.some((m) => /water|tomato/i.test(m)), 'the hit does not mark what matched: ' + JSON.stringify(marks))
 })
 
 await test('first launch: a question gets a cited search-only answer whose citation opens', async () => {
@@ -796,6 +798,12 @@ await test('first launch: downloading the search models (loopback hub) loads the
   const fill = (await bridgeCall('Library', 'Ops')).filter((o) => o.kind === 'embed').at(-1)
   check(fill && fill.state === 'done' && fill.total > 0 && fill.done === fill.total && fill.seq > 2, 'the backfill did not report progress: ' + JSON.stringify(fill))
   await a11y('settings with the setup panel')
+  const choice = panel.getByTestId('embed-choice')
+  check(await choice.getByRole('radio', { name: /BAAI\/bge-small-en-v1\.5/ }).isChecked(), 'the English model is not shown as chosen')
+  check(await choice.getByRole('radio', { name: /intfloat\/multilingual-e5-small/ }).isVisible(), 'the multilingual model is not offered')
+  await expectText(choice.getByTestId('vault-languages'), /English 100 %/)
+  await choice.scrollIntoViewIfNeeded()
+  await shoot('setup-embedding')
   await page.getByRole('button', { name: 'Library' }).click()
   await expectText(page.getByTestId('library-mode'), /Search: hybrid \(keyword \+ dense\) \+ rerank/)
   await page.getByRole('button', { name: 'Search', exact: true }).click()
