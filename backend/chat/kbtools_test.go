@@ -13,6 +13,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -68,6 +69,9 @@ func newKB(t *testing.T) *kbFixture {
 		t.Fatal(err)
 	}
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(models, "bow"), filepath.Join(models, "rr")
+	// A model folder of one's own has no manifest prefixes; the fixture
+	// stands for BGE, so its queries carry BGE's instruction.
+	cfg.RAG.QueryPrefix = embed.BGEQueryPrefix
 	cfg.Vault.Path, cfg.Vault.PrivateDirs = root, []string{"private"}
 	eng, err := engine.Open(cfg)
 	if err != nil {

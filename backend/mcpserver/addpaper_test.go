@@ -21,12 +21,12 @@ import (
 )
 
 // arxivServer speaks the arXiv API (the Atom feed of a query) and serves
-// the PDF; with hold set, the PDF never comes until the request is
-// cancelled, which it reports.
+// the PDF; with hold set, the PDF never comes: the request is reported
+// (started), then its cancellation (cancelled).
 type arxivServer struct {
-	feed, pdf []byte
-	hold      bool
-	cancelled chan struct{}
+	feed, pdf          []byte
+	hold               bool
+	started, cancelled chan struct{}
 }
 
 func (a *arxivServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +36,7 @@ func (a *arxivServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.hold {
+		a.started <- struct{}{}
 		<-r.Context().Done()
 		a.cancelled <- struct{}{}
 		return
@@ -53,7 +54,7 @@ func newArxiv(t *testing.T, hold bool) (*arxivServer, agent.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &arxivServer{feed: feed, pdf: pdf, hold: hold, cancelled: make(chan struct{}, 4)}
+	a := &arxivServer{feed: feed, pdf: pdf, hold: hold, started: make(chan struct{}, 4), cancelled: make(chan struct{}, 4)}
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
 	return a, agent.Options{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(),
@@ -62,11 +63,10 @@ func newArxiv(t *testing.T, hold bool) (*arxivServer, agent.Options) {
 
 // connectWithProgress connects a client that collects the progress
 // messages the server sends.
-func (f *fixture) connectWithProgress(t *testing.T) (*mcp.ClientSession, func() []string, <-chan string) {
+func (f *fixture) connectWithProgress(t *testing.T) (*mcp.ClientSession, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var got []string
-	each := make(chan string, 16)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := f.server.MCP().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -78,17 +78,13 @@ func (f *fixture) connectWithProgress(t *testing.T) (*mcp.ClientSession, func() 
 			mu.Lock()
 			got = append(got, req.Params.Message)
 			mu.Unlock()
-			select {
-			case each <- req.Params.Message:
-			default:
-			}
 		}})
 	cs, err := client.Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }, each
+	return cs, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }
 }
 
 // add_paper fetches the paper, tells a client that asked for progress
@@ -97,7 +93,7 @@ func (f *fixture) connectWithProgress(t *testing.T) (*mcp.ClientSession, func() 
 func TestAddPaperReportsProgressAndFilesAPublicPaper(t *testing.T) {
 	_, o := newArxiv(t, false)
 	f := newFixtureWith(t, false, vaultNotes, o)
-	cs, progress, _ := f.connectWithProgress(t)
+	cs, progress := f.connectWithProgress(t)
 	params := &mcp.CallToolParams{Name: "add_paper", Arguments: map[string]any{"source": "arXiv:2611.01234"}}
 	params.SetProgressToken("add-1")
 	res, err := cs.CallTool(context.Background(), params)
@@ -158,16 +154,15 @@ func TestAddPaperStopsWhenTheClientCancels(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	a, o := newArxiv(t, true)
 	f := newFixtureWith(t, false, vaultNotes, o)
-	cs, _, each := f.connectWithProgress(t)
+	cs, _ := f.connectWithProgress(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		// Cancel once the download has begun.
-		for msg := range each {
-			if strings.HasPrefix(msg, "downloading") {
-				cancel()
-				return
-			}
+		// Cancel once the PDF's request has reached the server.
+		select {
+		case <-a.started:
+			cancel()
+		case <-time.After(30 * time.Second):
 		}
 	}()
 	params := &mcp.CallToolParams{Name: "add_paper", Arguments: map[string]any{"source": "https://arxiv.org/abs/2611.01234"}}
