@@ -48,7 +48,6 @@ import (
 	"github.com/blevesearch/snowballstem/spanish"
 	"github.com/blevesearch/snowballstem/swedish"
 	"github.com/blevesearch/snowballstem/turkish"
-	"github.com/rivo/uniseg"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -151,13 +150,8 @@ func Each(text string, l Lang, fn func(string)) {
 	if !isASCII(text) {
 		text = norm.NFKC.String(text)
 	}
-	start, cur := -1, none
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		run := text[start:end]
-		switch cur {
+	eachRun(text, func(c class, run string, _ int) {
+		switch c {
 		case word:
 			if t := normaliseWord(run, l); t != "" {
 				fn(t)
@@ -167,7 +161,19 @@ func Each(text string, l Lang, fn func(string)) {
 		case sea:
 			graphemeBigrams(run, fn)
 		}
-		start = -1
+	})
+}
+
+// eachRun cuts text into runs of one class (words of spaced scripts, CJK
+// runs, Thai-like runs) and calls fn with each and its byte offset;
+// separators are skipped. Indexing, queries and excerpts cut the same way.
+func eachRun(text string, fn func(c class, run string, at int)) {
+	start, cur := -1, none
+	flush := func(end int) {
+		if start >= 0 {
+			fn(cur, text[start:end], start)
+			start = -1
+		}
 	}
 	for i, r := range text {
 		c := classOf(r)
@@ -210,14 +216,7 @@ func runeBigrams(run string, fn func(string)) {
 }
 
 func graphemeBigrams(run string, fn func(string)) {
-	var bounds []int // start of each grapheme cluster
-	state := -1
-	for i, rest := 0, run; len(rest) > 0; {
-		var c string
-		c, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		bounds = append(bounds, i)
-		i += len(c)
-	}
+	bounds := clusterStarts(run)
 	if len(bounds) == 1 {
 		fn(run)
 		return

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/rivo/uniseg"
 	"golang.org/x/text/unicode/norm"
@@ -34,15 +33,7 @@ func Excerpt(text, query string, width int) []Segment {
 	marks := matches(text, Detect(text), want)
 
 	// Grapheme cluster starts: the only places a cut may fall.
-	var bounds []int
-	state := -1
-	for i, rest := 0, text; len(rest) > 0; {
-		var c string
-		c, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
-		bounds = append(bounds, i)
-		i += len(c)
-	}
-	bounds = append(bounds, len(text))
+	bounds := append(clusterStarts(text), len(text))
 	clusters := len(bounds) - 1
 	from, to := 0, clusters // in clusters
 	if clusters > width {
@@ -87,8 +78,9 @@ func Plain(segs []Segment) string {
 }
 
 // matches are the byte ranges of text whose terms are wanted, in order,
-// overlapping ranges merged. Runs are cut as Each cuts them; each run is
-// normalised on its own so the ranges point into the text as written.
+// overlapping ranges merged. Runs are cut as Each cuts them (eachRun); each
+// run is normalised on its own so the ranges point into the text as
+// written.
 func matches(text string, l Lang, want map[string]bool) [][2]int {
 	if !Known(l) || l == "ru" {
 		l = English
@@ -101,40 +93,36 @@ func matches(text string, l Lang, want map[string]bool) [][2]int {
 		}
 		out = append(out, [2]int{s, e})
 	}
-	start, cur := -1, none
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		run := text[start:end]
+	eachRun(text, func(c class, run string, start int) {
+		end := start + len(run)
 		plain := run
 		if !isASCII(run) {
 			plain = norm.NFKC.String(run)
 		}
-		switch cur {
+		switch c {
 		case word:
 			if t := normaliseWord(plain, l); t != "" && want[t] {
 				add(start, end)
 			}
 		case cjk, sea:
-			units := runeStarts(run)
-			if cur == sea {
-				units = clusterStarts(run)
-			}
 			if plain != run { // normalisation moved the offsets: mark the run if any term of it matches
 				hit := false
-				bigrams(plain, cur, func(t string) { hit = hit || want[t] })
+				bigrams(plain, c, func(t string) { hit = hit || want[t] })
 				if hit {
 					add(start, end)
 				}
-				break
+				return
+			}
+			units := runeStarts(run)
+			if c == sea {
+				units = clusterStarts(run)
 			}
 			units = append(units, len(run))
 			if len(units) == 2 {
 				if want[run] {
 					add(start, end)
 				}
-				break
+				return
 			}
 			for k := 0; k+2 < len(units); k++ {
 				if want[run[units[k]:units[k+2]]] {
@@ -142,22 +130,7 @@ func matches(text string, l Lang, want map[string]bool) [][2]int {
 				}
 			}
 		}
-		start = -1
-	}
-	for i, r := range text {
-		c := classOf(r)
-		if c == word && start >= 0 && cur != word && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
-			continue
-		}
-		if c != cur {
-			flush(i)
-			cur = c
-		}
-		if c != none && start < 0 {
-			start = i
-		}
-	}
-	flush(len(text))
+	})
 	return out
 }
 
