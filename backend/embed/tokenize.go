@@ -3,10 +3,13 @@ package embed
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/sugarme/tokenizer"
+	"github.com/sugarme/tokenizer/normalizer"
 	"github.com/sugarme/tokenizer/pretrained"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -47,6 +50,9 @@ func loadTokenizer(op, dir string) (*textTokenizer, error) {
 	if err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
+	if err := fixNormalizer(tk, path); err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
+	}
 	if err := useOwnUnigram(tk, path); err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
@@ -81,6 +87,88 @@ func useOwnUnigram(tk *tokenizer.Tokenizer, path string) error {
 	}
 	tk.WithModel(u)
 	return nil
+}
+
+// fixNormalizer rebuilds a SentencePiece tokenizer's normaliser (what
+// XLM-RoBERTa and multilingual-e5 ship: Precompiled, then Replace " {2,}"
+// → " "), where the library gets both wrong. It reads a Replace's regular
+// expression as a literal string, so every blank line or double space
+// became an extra "▁" the model never saw in training; and its Precompiled
+// normaliser panics on any mapping that shortens the text (a "\r\n", a
+// decomposed "é"), which real notes are full of.
+func fixNormalizer(tk *tokenizer.Tokenizer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Normalizer map[string]any `json:"normalizer"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		return err
+	}
+	if file.Normalizer == nil || !needsOwnNormalizer(file.Normalizer) {
+		return nil
+	}
+	n, err := buildNormalizer(file.Normalizer)
+	if err != nil {
+		return err
+	}
+	tk.WithNormalizer(n)
+	return nil
+}
+
+func needsOwnNormalizer(cfg map[string]any) bool {
+	switch cfg["type"] {
+	case "Precompiled":
+		return true
+	case "Replace":
+		p, _ := cfg["pattern"].(map[string]any)
+		_, ok := p["Regex"]
+		return ok
+	}
+	subs, _ := cfg["normalizers"].([]any)
+	for _, s := range subs {
+		if m, ok := s.(map[string]any); ok && needsOwnNormalizer(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildNormalizer is the library's normaliser for cfg, with Replace by
+// regular expression built as one and Precompiled as ours.
+func buildNormalizer(cfg map[string]any) (normalizer.Normalizer, error) {
+	switch cfg["type"] {
+	case "Sequence":
+		subs, _ := cfg["normalizers"].([]any)
+		var ns []normalizer.Normalizer
+		for _, s := range subs {
+			m, ok := s.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("a normaliser of the sequence is not an object")
+			}
+			n, err := buildNormalizer(m)
+			if err != nil {
+				return nil, err
+			}
+			ns = append(ns, n)
+		}
+		return normalizer.NewSequence(ns), nil
+	case "Precompiled":
+		data, _ := cfg["precompiled_charsmap"].(string)
+		return newPrecompiled(data)
+	case "Replace":
+		p, _ := cfg["pattern"].(map[string]any)
+		if re, ok := p["Regex"].(string); ok {
+			if _, err := regexp.Compile(re); err != nil {
+				return nil, fmt.Errorf("Replace pattern %q: %w", re, err)
+			}
+			content, _ := cfg["content"].(string)
+			return normalizer.NewReplace(normalizer.Regex, re, content), nil
+		}
+	}
+	return pretrained.CreateNormalizer(cfg)
 }
 
 // maxTokens is how many tokens the model's position table allows. RoBERTa

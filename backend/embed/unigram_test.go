@@ -2,6 +2,7 @@ package embed
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -63,5 +64,36 @@ func TestUnigramTokenizerTruncatesAtXLMRPositions(t *testing.T) {
 	}
 	if n := len(long.ids); n != 512 || long.ids[0] != 0 || long.ids[n-1] != 2 {
 		t.Fatalf("%d tokens, first %d, last %d; want 512, <s>=0 … </s>=2", n, long.ids[0], long.ids[n-1])
+	}
+}
+
+// Any text tokenises without a panic: the library's SentencePiece
+// normaliser crashed on mappings that shorten the text ("\r\n", a
+// decomposed "é"). Random strings over the scripts and marks notes hold.
+func TestUnigramTokenizerTakesAnyText(t *testing.T) {
+	tok, err := loadTokenizer("test", "testdata/unigram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := []rune("aeé\u0301\u0308\u200b\u200d\u00a0\u3000\r\n\t\x01 ｶﾞﾊﾟ①ﬁ快捷键ホットキー파일을การตั้งค่าГорячие🙂👩‍👧🇯🇵")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		n := 1 + rng.IntN(40)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(pool[rng.IntN(len(pool))])
+		}
+		text := b.String()
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("case %d %q: panic %v", i, text, r)
+				}
+			}()
+			got, err := tok.single(text)
+			if err != nil || len(got.ids) < 2 || got.ids[0] != 0 || got.ids[len(got.ids)-1] != 2 {
+				t.Fatalf("case %d %q: %v %v", i, text, got.ids, err)
+			}
+		}()
 	}
 }

@@ -70,6 +70,12 @@ CASES = [
     "Ｆｕｌｌ－ｗｉｄｔｈ ①",
     "an English paper with 中文批注 in the margin",
     "unseen Ωμέγα and emoji 🙂 fall back to the unknown piece",
+    "# 快捷键\n\n在设置里打开快捷键页面。\nDie  Vorlagen\thelfen.",
+    "  leading and trailing spaces  ",
+    "line one\r\nline two\u00a0with a no-break space",
+    "cafe\u0301 decomposed, \ufb01ne ligature, \u2168 numeral, half-width \uff76\uff9e kana",
+    "zero\u200bwidth, ideographic\u3000space, a\x01control",
+    "\r\n",
     "long: 研究人员常常在英文论文旁边用中文写批注。 Исследователи хранят личные заметки.",
 ]
 
