@@ -24,7 +24,7 @@ type paddedBatch struct {
 // plan groups inputs into batches by length: sorted by token count, so a
 // batch pads its members to similar lengths, then cut at maxRows and at
 // maxBatchTokens. Each batch carries the original positions of its rows.
-func plan(inputs []tokens, maxRows int) []*paddedBatch {
+func plan(inputs []tokens, maxRows int, padID int64) []*paddedBatch {
 	order := make([]int, len(inputs))
 	for i := range order {
 		order[i] = i
@@ -36,14 +36,15 @@ func plan(inputs []tokens, maxRows int) []*paddedBatch {
 		for end < len(order) && end-start < maxRows && (end-start+1)*len(inputs[order[end]].ids) <= maxBatchTokens {
 			end++
 		}
-		out = append(out, pad(inputs, order[start:end]))
+		out = append(out, pad(inputs, order[start:end], padID))
 		start = end
 	}
 	return out
 }
 
-// pad lays the chosen inputs out as one batch: padding ids 0, mask 0.
-func pad(inputs []tokens, rows []int) *paddedBatch {
+// pad lays the chosen inputs out as one batch: the model's padding id,
+// mask 0. (XLM-R derives position ids from where the padding id is.)
+func pad(inputs []tokens, rows []int, padID int64) *paddedBatch {
 	seq := 1
 	for _, r := range rows {
 		seq = max(seq, len(inputs[r].ids))
@@ -53,6 +54,11 @@ func pad(inputs []tokens, rows []int) *paddedBatch {
 		rows: len(rows), seq: seq,
 		ids: make([]int64, n), mask: make([]int64, n), types: make([]int64, n),
 		lens: make([]int, len(rows)), index: rows,
+	}
+	if padID != 0 {
+		for i := range b.ids {
+			b.ids[i] = padID
+		}
 	}
 	for i, r := range rows {
 		in := inputs[r]

@@ -18,7 +18,8 @@ func TestPlanGroupsByLengthAndKeepsPositions(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	prevLongest := 0
-	for _, b := range plan(inputs, 16) {
+	const padID = 1 // XLM-R's <pad> (input 0's own tokens are 1 too: the mask tells them apart)
+	for _, b := range plan(inputs, 16, padID) {
 		if b.rows > 16 || b.rows > 1 && b.rows*b.seq > maxBatchTokens {
 			t.Fatalf("batch of %d x %d exceeds %d rows or %d tokens", b.rows, b.seq, 16, maxBatchTokens)
 		}
@@ -39,7 +40,7 @@ func TestPlanGroupsByLengthAndKeepsPositions(t *testing.T) {
 			for j := range row {
 				want, wantMask := int64(at+1), int64(1)
 				if j >= n {
-					want, wantMask = 0, 0
+					want, wantMask = padID, 0
 				}
 				if row[j] != want || mask[j] != wantMask {
 					t.Fatalf("row %d position %d: id %d mask %d, want %d %d", i, j, row[j], mask[j], want, wantMask)

@@ -270,7 +270,7 @@ type model struct {
 // become errors.
 func (m *model) forEachBatch(ctx context.Context, op string, inputs []tokens, use func(*paddedBatch, graphOutput)) (err error) {
 	defer recoverInto(op, &err)
-	for _, b := range plan(inputs, m.batch) {
+	for _, b := range plan(inputs, m.batch, m.tok.padID) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

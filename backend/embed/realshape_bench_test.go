@@ -340,7 +340,7 @@ func len64[T any](xs []T) float64 { return float64(len(xs)) }
 // median of the per-turn ratios ("x-node") and the ratio of the fastest
 // runs ("x-node-best", the least disturbed by other load).
 func (s *shapeSuite) versusNode(b *testing.B, modelDir string, m *model, tokenize func() []tokens) (ort, node float64) {
-	batches := plan(tokenize(), m.batch)
+	batches := plan(tokenize(), m.batch, m.tok.padID)
 	w := startNode(b, modelDir, m, s.threads, batches)
 	runORT := func() {
 		for _, pb := range batches {

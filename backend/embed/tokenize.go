@@ -31,13 +31,15 @@ type tokens struct {
 // is done per batch, to the batch's longest member (see batch.go).
 type textTokenizer struct {
 	tk        *tokenizer.Tokenizer
-	maxTokens int // special tokens included
+	maxTokens int   // special tokens included
+	padID     int64 // what a batch pads with: BERT's [PAD] is 0, XLM-R's <pad> 1
 }
 
 // modelConfig is the part of a Hugging Face config.json the runtime needs.
 type modelConfig struct {
 	ModelType    string `json:"model_type"`
 	MaxPositions int    `json:"max_position_embeddings"`
+	PadTokenID   int64  `json:"pad_token_id"`
 }
 
 // defaultMaxTokens applies when a model ships no config.json: BERT's limit.
@@ -58,11 +60,11 @@ func loadTokenizer(op, dir string) (*textTokenizer, error) {
 	}
 	tk.WithTruncation(nil) // truncate is ours: see (*textTokenizer).encode
 	tk.WithPadding(nil)    // pad per batch, never to a fixed length
-	limit, err := maxTokens(dir)
+	limit, padID, err := readModelConfig(dir)
 	if err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read config.json in %s", dir)
 	}
-	return &textTokenizer{tk: tk, maxTokens: limit}, nil
+	return &textTokenizer{tk: tk, maxTokens: limit, padID: padID}, nil
 }
 
 // useOwnUnigram puts our Unigram model (unigram.go) in place of the
@@ -171,30 +173,30 @@ func buildNormalizer(cfg map[string]any) (normalizer.Normalizer, error) {
 	return pretrained.CreateNormalizer(cfg)
 }
 
-// maxTokens is how many tokens the model's position table allows. RoBERTa
-// models offset their positions past the padding index, so two of their
-// max_position_embeddings are never usable.
-func maxTokens(dir string) (int, error) {
+// readModelConfig reads how many tokens the model's position table allows
+// and its padding id. RoBERTa models offset their positions past the
+// padding index, so two of their max_position_embeddings are never usable.
+func readModelConfig(dir string) (maxTokens int, padID int64, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return defaultMaxTokens, nil
+		return defaultMaxTokens, 0, nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var cfg modelConfig
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	n := cfg.MaxPositions
 	if n <= 0 {
-		return defaultMaxTokens, nil
+		return defaultMaxTokens, cfg.PadTokenID, nil
 	}
 	switch cfg.ModelType {
 	case "roberta", "xlm-roberta", "camembert":
 		n -= 2
 	}
-	return n, nil
+	return n, cfg.PadTokenID, nil
 }
 
 // single tokenises one text.

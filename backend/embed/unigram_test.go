@@ -65,6 +65,9 @@ func TestUnigramTokenizerTruncatesAtXLMRPositions(t *testing.T) {
 	if n := len(long.ids); n != 512 || long.ids[0] != 0 || long.ids[n-1] != 2 {
 		t.Fatalf("%d tokens, first %d, last %d; want 512, <s>=0 … </s>=2", n, long.ids[0], long.ids[n-1])
 	}
+	if tok.padID != 1 {
+		t.Fatalf("batches pad with %d; XLM-R's <pad> is 1 (config.json pad_token_id)", tok.padID)
+	}
 }
 
 // Any text tokenises without a panic: the library's SentencePiece
