@@ -297,8 +297,8 @@ var (
 )
 
 // normal makes bodies of two worlds comparable: their roots, session ids
-// and draft ids differ by construction, and list_documents orders entries
-// added in the same second by those random ids.
+// and draft ids differ by construction, and listings order entries added
+// in the same second by those random ids.
 func (w *world) normal(bodies [][]byte) string {
 	var b strings.Builder
 	for _, body := range bodies {
@@ -311,8 +311,8 @@ func (w *world) normal(bodies [][]byte) string {
 	return b.String()
 }
 
-// sortListings sorts the lines of every list_documents result in a
-// request body.
+// sortListings sorts the lines of every list_documents and query_records
+// result in a request body.
 func sortListings(body []byte) []byte {
 	var req map[string]any
 	if json.Unmarshal(body, &req) != nil {
@@ -324,7 +324,7 @@ func sortListings(body []byte) []byte {
 		blocks, _ := m.(map[string]any)["content"].([]any)
 		for _, b := range blocks {
 			c, _ := b.(map[string]any)
-			if c["type"] == "tool_use" && c["name"] == "list_documents" {
+			if c["type"] == "tool_use" && (c["name"] == "list_documents" || c["name"] == "query_records") {
 				listings[c["id"]] = true
 			}
 			if text, ok := c["content"].(string); ok && c["type"] == "tool_result" && listings[c["tool_use_id"]] {
@@ -389,6 +389,8 @@ var matrix = map[string][]map[string]any{
 	},
 	"list_documents": {{}, {"kind": "notes"}, {"kind": "chat"}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity},
 		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}},
+	"query_records": {{}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity}, {"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue},
+		{"from": "2000-01", "to": "2100-12"}, {"sort": "date_asc"}, {"sort": "changed"}, {"kind": "all", "limit": 500.0}},
 	"kb_stats": {{}},
 	"read_file": {
 		{"path": "private/journal.md"}, {"path": "private/" + cFileName + ".md"}, {"path": "garden/journal-link.md"}, {"path": "garden/tomatoes.md"},

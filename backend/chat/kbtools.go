@@ -90,6 +90,11 @@ func KBTools(k *KB) map[string]Tool {
 		"list_documents": {Def: llm.Tool{Name: "list_documents", Description: "List stored documents with chunk counts: papers with authors and DOI, records with category, status and entity.",
 			Parameters: schema(nil, withFilters(map[string]string{}))},
 			Run: k.listDocuments},
+		"query_records": {Def: llm.Tool{Name: "query_records", Description: "List records (notes with frontmatter: meetings, applications, contacts…) by their fields and their date, in date order: " +
+			"e.g. job applications since March, newest first, or every meeting with an entity. Each line has the record's date.",
+			Parameters: schema(nil, withFilters(map[string]string{"from": "earliest record date, YYYY-MM-DD or YYYY-MM (inclusive)", "to": "latest record date, YYYY-MM-DD or YYYY-MM (inclusive)",
+				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)"}))},
+			Run: k.queryRecords},
 		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status.", Parameters: schema(nil, map[string]string{})},
 			Run: k.stats},
 		"read_file": {Def: llm.Tool{Name: "read_file", Description: "Read a Markdown note from the vault by its vault-relative path.",
@@ -302,6 +307,41 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 		b.WriteString(docLine(d) + "\n")
 	}
 	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
+}
+
+// queryRecords lists records by field and date range in date order, with
+// the same query the MCP server's query_records runs.
+func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	const op = "query_records"
+	if str(args, "kind") == "" {
+		args = maps.Clone(args)
+		args["kind"] = string(kb.KindNotes) // records are notes
+	}
+	f, err := filter(op, args)
+	if err != nil {
+		return "", "", err
+	}
+	sort := strings.TrimSpace(str(args, "sort"))
+	if sort == "" {
+		sort = kb.ByDateDesc
+	}
+	docs, err := k.Query(ctx, kbCaller(ctx, s), f, kb.ListOptions{Limit: intArg(args, "limit", 50), Sort: sort,
+		DateFrom: strings.TrimSpace(str(args, "from")), DateTo: strings.TrimSpace(str(args, "to"))})
+	if err != nil {
+		return "", "", err
+	}
+	if len(docs) == 0 {
+		return "No records match.", "found 0 records", nil
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		date := d.EventDate
+		if date == "" {
+			date = "(no date)"
+		}
+		b.WriteString(date + "  " + docLine(d) + "\n")
+	}
+	return fmt.Sprintf("%d records:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("found %d records", len(docs)), nil
 }
 
 // docLine is one listed document with its identifying fields.

@@ -72,6 +72,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 	list.Flags().StringVar(&f.Entity, "entity", "", "record entity")
 	list.Flags().IntVar(&limit, "limit", 200, "maximum documents")
 	cmd.AddCommand(list)
+	cmd.AddCommand(newRecordsCmd(io, withStore))
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "stats",

@@ -135,3 +135,53 @@ func TestSearchShowsTheMatchedPartOfAHit(t *testing.T) {
 		t.Fatalf("a terminal gets the matches in bold: %q", got)
 	}
 }
+
+// kb records: applications since March, newest first, each with its date;
+// private ones only with --private (the default); bad flags explain
+// themselves.
+func TestRecordsByFieldAndDate(t *testing.T) {
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, vis, entity, date string }{
+		{"jobs/borealis.md", kb.Public, "Borealis", "2026-03-02"},
+		{"jobs/cygnus.md", kb.Public, "Cygnus", "2026-05-20"},
+		{"private/dorado.md", kb.Private, "Dorado", "2026-04-11"},
+		{"jobs/early.md", kb.Public, "Early", "2026-02-01"},
+	} {
+		chunks = append(chunks, kb.Chunk{Content: "applied", EmbedText: "applied", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: r.vis, Source: kb.SourceVault,
+			FilePath: r.path, Title: r.entity, Category: "job_application", Status: "sent", Entity: r.entity, EventDate: r.date, Extra: map[string]string{"x_city": "Berlin"}}})
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	dates := func(out string) string {
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			got = append(got, strings.Fields(line)[0])
+		}
+		return strings.Join(got, " ")
+	}
+	out, err := run(t, cfg, "", "records", "--where", "category=job_application", "--since", "2026-03")
+	if err != nil || dates(out) != "2026-05-20 2026-04-11 2026-03-02" || !strings.Contains(out, "entity: Cygnus") {
+		t.Fatalf("records since March: %v\n%s", err, out)
+	}
+	out, _ = run(t, cfg, "", "records", "--where", "category=job_application", "--since", "2026-03", "--private=false", "--sort", "date")
+	if dates(out) != "2026-03-02 2026-05-20" {
+		t.Fatalf("public only, oldest first:\n%s", out)
+	}
+	out, _ = run(t, cfg, "", "records", "--where", "city=Berlin", "--until", "2026-03-31", "-n", "1")
+	if dates(out) != "2026-03-02" {
+		t.Fatalf("by a frontmatter field, until March, one:\n%s", out)
+	}
+	if _, err := run(t, cfg, "", "records", "--where", "category"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("--where without =: %v", err)
+	}
+	if _, err := run(t, cfg, "", "records", "--sort", "name"); !errs.Is(err, errs.Invalid) || !strings.Contains(errs.HintOf(err), "-date") {
+		t.Fatalf("an unknown sort: %v", err)
+	}
+}

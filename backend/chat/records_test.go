@@ -1,0 +1,71 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// query_records answers "applications since March, newest first": the
+// records of that category dated in range, in date order, each with its
+// date; a private one is listed for a local model and absent for a cloud
+// one, which is told nothing of it.
+func TestQueryRecordsListsRecordsByDateInOrder(t *testing.T) {
+	f := newKB(t)
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, vis, entity, date string }{
+		{"jobs/acme.md", kb.Public, "Acme", "2026-01-15"},
+		{"jobs/borealis.md", kb.Public, "Borealis", "2026-03-02"},
+		{"jobs/cygnus.md", kb.Public, "Cygnus", "2026-05-20"},
+		{"private/dorado.md", kb.Private, "Dorado", "2026-04-11"},
+		{"jobs/undated.md", kb.Public, "Eridanus", ""},
+	} {
+		text := "Application to " + r.entity + "."
+		chunks = append(chunks, kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: r.vis, Source: kb.SourceVault,
+			FilePath: r.path, Title: r.entity, Category: "job_application", Status: "sent", Entity: r.entity, EventDate: r.date}})
+	}
+	meeting := "Meeting with Borealis."
+	chunks = append(chunks, kb.Chunk{Content: meeting, EmbedText: meeting, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: kb.SourceVault,
+		FilePath: "meetings/borealis.md", Title: "Borealis meeting", Category: "meeting", Entity: "Borealis", EventDate: "2026-03-05"}})
+	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(s *Session, args map[string]any) string {
+		t.Helper()
+		ctx, _, _ := turnCtx()
+		out, err := f.tools.Dispatch(ctx, s, call("query_records", args), func(Event) {})
+		if err != nil || out.IsError {
+			t.Fatalf("%v %+v", err, out)
+		}
+		return out.Content
+	}
+	order := func(out string) []string {
+		var got []string
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, "  ["); i == 10 {
+				got = append(got, line[:10])
+			}
+		}
+		return got
+	}
+	since := map[string]any{"category": "job_application", "from": "2026-03"}
+	out := ask(local, since)
+	if got := strings.Join(order(out), " "); got != "2026-05-20 2026-04-11 2026-03-02" || !strings.Contains(out, "Cygnus") || strings.Contains(out, "Acme") || strings.Contains(out, "meeting") {
+		t.Fatalf("applications since March, newest first, for a local model:\n%s", out)
+	}
+	out = ask(cloud, since)
+	if got := strings.Join(order(out), " "); got != "2026-05-20 2026-03-02" || strings.Contains(out, "Dorado") || strings.Contains(out, "private") {
+		t.Fatalf("a cloud model sees the public records only:\n%s", out)
+	}
+	out = ask(local, map[string]any{"entity": "Borealis", "sort": "date_asc"})
+	if got := strings.Join(order(out), " "); got != "2026-03-02 2026-03-05" {
+		t.Fatalf("everything about Borealis, oldest first:\n%s", out)
+	}
+	ctx, _, _ := turnCtx()
+	bad, err := f.tools.Dispatch(ctx, local, call("query_records", map[string]any{"sort": "alphabetical"}), func(Event) {})
+	if err != nil || !bad.IsError || !strings.Contains(bad.Content, "date_desc") {
+		t.Fatalf("an unknown sort is explained to the model: %v %+v", err, bad)
+	}
+}

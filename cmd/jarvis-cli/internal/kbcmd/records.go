@@ -1,0 +1,109 @@
+package kbcmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// recordsOptions are `kb records`' flags.
+type recordsOptions struct {
+	where        []string
+	since, until string
+	sort         string
+	limit        int
+	private      bool
+}
+
+// recordSorts maps --sort to the store's orders.
+var recordSorts = map[string]string{"-date": kb.ByDateDesc, "date": kb.ByDateAsc, "changed": kb.ByChanged, "added": kb.ByAdded}
+
+// newRecordsCmd is `jarvis-cli kb records`: frontmatter records by field
+// and date, in date order — the query the agent's and the MCP server's
+// query_records run.
+func newRecordsCmd(io *iostreams.IO, withStore func(func(context.Context, *kb.Store, []string) error) func(*cobra.Command, []string) error) *cobra.Command {
+	o := &recordsOptions{}
+	cmd := &cobra.Command{
+		Use:   "records",
+		Short: "List records (notes with frontmatter) by field and date, in date order",
+		Long: `List records — notes whose frontmatter gives them a category, status, entity,
+date or other fields — filtered and in date order, one per line with its date.
+
+  jarvis-cli kb records --where category=job_application --since 2026-03
+  jarvis-cli kb records --where entity=Tanaka --sort date
+  jarvis-cli kb records --where location=Berlin -n 10
+
+--where takes category, status, entity, tag or any other frontmatter field;
+--since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive).`,
+		Args: cobra.NoArgs,
+		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
+			return runRecords(ctx, io, s, o)
+		}),
+	}
+	cmd.Flags().StringArrayVar(&o.where, "where", nil, "FIELD=VALUE, repeatable (category, status, entity, tag, or any frontmatter field)")
+	cmd.Flags().StringVar(&o.since, "since", "", "earliest record date, YYYY-MM-DD or YYYY-MM")
+	cmd.Flags().StringVar(&o.until, "until", "", "latest record date, YYYY-MM-DD or YYYY-MM")
+	cmd.Flags().StringVar(&o.sort, "sort", "-date", "-date (newest first), date, changed or added")
+	cmd.Flags().IntVarP(&o.limit, "limit", "n", 50, "at most this many records")
+	cmd.Flags().BoolVar(&o.private, "private", true, "include records in private vault folders")
+	return cmd
+}
+
+func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOptions) error {
+	const op = "kb.records"
+	args := kbtools.FilterArgs{Kind: string(kb.KindNotes), Fields: map[string]string{}}
+	for _, w := range o.where {
+		field, value, ok := strings.Cut(w, "=")
+		field, value = strings.TrimSpace(field), strings.TrimSpace(value)
+		if !ok || field == "" || value == "" {
+			return errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD=VALUE", w), "e.g. --where category=meeting")
+		}
+		switch field {
+		case "category":
+			args.Category = value
+		case "status":
+			args.Status = value
+		case "entity":
+			args.Entity = value
+		case "tag", "tags":
+			args.Tags = append(args.Tags, value)
+		default:
+			args.Fields["x_"+strings.TrimPrefix(field, "x_")] = value
+		}
+	}
+	f, err := args.Filter(op)
+	if err != nil {
+		return err
+	}
+	if !o.private {
+		f.Visibility = []string{kb.Public}
+	}
+	sort, ok := recordSorts[o.sort]
+	if !ok {
+		return errs.WithHint(errs.New(errs.Invalid, op, "unknown --sort %q", o.sort), "use -date, date, changed or added")
+	}
+	docs, err := s.ListWith(ctx, f, kb.ListOptions{Limit: max(o.limit, 1), Sort: sort, DateFrom: strings.TrimSpace(o.since), DateTo: strings.TrimSpace(o.until)})
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		date := d.EventDate
+		if date == "" {
+			date = "(no date)"
+		}
+		line := date + "  " + d.String()
+		if id := kbtools.SummaryIdentity(d); id != "" {
+			line += " — " + id
+		}
+		fmt.Fprintln(io.Out, line)
+	}
+	fmt.Fprintf(io.Err, "%d records\n", len(docs))
+	return nil
+}
