@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,15 +48,26 @@ const defaultMaxTokens = 512
 
 // loadTokenizer reads dir/tokenizer.json and dir/config.json.
 func loadTokenizer(op, dir string) (*textTokenizer, error) {
-	path := filepath.Join(dir, "tokenizer.json")
-	tk, err := pretrained.FromFile(path)
+	b, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
 	if err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
-	if err := fixNormalizer(tk, path); err != nil {
+	tk, err := pretrained.FromReader(bytes.NewReader(b))
+	if err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
-	if err := useOwnUnigram(tk, path); err != nil {
+	// The parts the library gets wrong, decoded once from the same bytes.
+	var parts struct {
+		Normalizer map[string]any `json:"normalizer"`
+		Model      unigramJSON    `json:"model"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
+	}
+	if err := fixNormalizer(tk, parts.Normalizer); err != nil {
+		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
+	}
+	if err := useOwnUnigram(tk, parts.Model); err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "read tokenizer.json in %s", dir)
 	}
 	tk.WithTruncation(nil) // truncate is ours: see (*textTokenizer).encode
@@ -69,21 +81,11 @@ func loadTokenizer(op, dir string) (*textTokenizer, error) {
 
 // useOwnUnigram puts our Unigram model (unigram.go) in place of the
 // library's when the tokenizer is a SentencePiece Unigram one.
-func useOwnUnigram(tk *tokenizer.Tokenizer, path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Model unigramJSON `json:"model"`
-	}
-	if err := json.Unmarshal(b, &file); err != nil {
-		return err
-	}
-	if file.Model.Type != "Unigram" {
+func useOwnUnigram(tk *tokenizer.Tokenizer, m unigramJSON) error {
+	if m.Type != "Unigram" {
 		return nil
 	}
-	u, err := newUnigram(file.Model)
+	u, err := newUnigram(m)
 	if err != nil {
 		return err
 	}
@@ -98,21 +100,11 @@ func useOwnUnigram(tk *tokenizer.Tokenizer, path string) error {
 // became an extra "▁" the model never saw in training; and its Precompiled
 // normaliser panics on any mapping that shortens the text (a "\r\n", a
 // decomposed "é"), which real notes are full of.
-func fixNormalizer(tk *tokenizer.Tokenizer, path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var file struct {
-		Normalizer map[string]any `json:"normalizer"`
-	}
-	if err := json.Unmarshal(b, &file); err != nil {
-		return err
-	}
-	if file.Normalizer == nil || !needsOwnNormalizer(file.Normalizer) {
+func fixNormalizer(tk *tokenizer.Tokenizer, cfg map[string]any) error {
+	if cfg == nil || !needsOwnNormalizer(cfg) {
 		return nil
 	}
-	n, err := buildNormalizer(file.Normalizer)
+	n, err := buildNormalizer(cfg)
 	if err != nil {
 		return err
 	}
