@@ -103,11 +103,12 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 		return SearchView{}, err
 	}
 	out := []HitView{}
+	marks := analysis.NewHighlighter(query)
 	for _, h := range res.Hits {
 		m := h.Chunk.Meta
 		cit := chat.Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: h.Chunk.ID, FilePath: m.FilePath}
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content,
-			Excerpt: analysis.Excerpt(h.Chunk.Content, query, hitExcerptWidth), Score: h.Score})
+			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score})
 	}
 	return SearchView{Hits: out, Mode: res.Mode.Kind(), Detail: res.Mode.String()}, nil
 }

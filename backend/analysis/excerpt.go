@@ -24,13 +24,29 @@ type Segment struct {
 // language, as search does), so "gardens" lights up for "garden", and in
 // Chinese, Japanese or Thai the characters of each matching bigram do.
 func Excerpt(text, query string, width int) []Segment {
+	return NewHighlighter(query).Excerpt(text, width)
+}
+
+// Highlighter holds a query's terms, analysed once for every hit of a
+// search.
+type Highlighter struct {
+	want map[string]bool
+}
+
+// NewHighlighter analyses query in every language, as search does.
+func NewHighlighter(query string) Highlighter {
+	h := Highlighter{want: map[string]bool{}}
+	EachQuery(query, Langs(), func(t string, _ int) { h.want[t] = true })
+	return h
+}
+
+// Excerpt is the package's Excerpt for this query.
+func (h Highlighter) Excerpt(text string, width int) []Segment {
 	text = strings.Join(strings.Fields(text), " ")
 	if text == "" {
 		return nil
 	}
-	want := map[string]bool{}
-	EachQuery(query, Langs(), func(t string, _ int) { want[t] = true })
-	marks := matches(text, Detect(text), want)
+	marks := matches(text, Detect(text), h.want)
 
 	// Grapheme cluster starts: the only places a cut may fall.
 	bounds := append(clusterStarts(text), len(text))

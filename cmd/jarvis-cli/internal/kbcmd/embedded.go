@@ -132,8 +132,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 				fmt.Fprintln(io.Err, "no matches")
 				return nil
 			}
+			marks := analysis.NewHighlighter(strings.Join(args, " "))
 			for i, h := range res.Hits {
-				printHit(io, i+1, h, strings.Join(args, " "))
+				printHit(io, i+1, h, marks)
 			}
 			return nil
 		}),
@@ -313,7 +314,7 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.
-func printHit(io *iostreams.IO, rank int, h kb.Hit, query string) {
+func printHit(io *iostreams.IO, rank int, h kb.Hit, marks analysis.Highlighter) {
 	m := h.Chunk.Meta
 	where := m.Title
 	if where == "" {
@@ -333,7 +334,7 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit, query string) {
 	if m.Section != "" {
 		fmt.Fprintf(io.Out, "   § %s\n", m.Section)
 	}
-	fmt.Fprintf(io.Out, "   %s\n", excerpt(io, h.Chunk.Content, query))
+	fmt.Fprintf(io.Out, "   %s\n", excerpt(io, h.Chunk.Content, marks))
 }
 
 // excerptWidth is how many characters of a hit are shown.
@@ -341,9 +342,9 @@ const excerptWidth = 240
 
 // excerpt is the part of a hit where the query matched, the matches in
 // bold on a terminal.
-func excerpt(io *iostreams.IO, text, query string) string {
+func excerpt(io *iostreams.IO, text string, marks analysis.Highlighter) string {
 	var b strings.Builder
-	for _, s := range analysis.Excerpt(text, query, excerptWidth) {
+	for _, s := range marks.Excerpt(text, excerptWidth) {
 		if s.Match && io.Color {
 			b.WriteString("\x1b[1m" + s.Text + "\x1b[22m")
 		} else {

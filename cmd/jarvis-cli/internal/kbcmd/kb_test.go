@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -131,7 +132,7 @@ func TestSearchShowsTheMatchedPartOfAHit(t *testing.T) {
 	}
 	io, _, _, _ := iostreams.Test()
 	io.Color = true
-	if got := excerpt(io, long, "怎样设置快捷键"); !strings.Contains(got, "\x1b[1m快捷键\x1b[22m") || !strings.Contains(got, "\x1b[1m设置\x1b[22m") {
+	if got := excerpt(io, long, analysis.NewHighlighter("怎样设置快捷键")); !strings.Contains(got, "\x1b[1m快捷键\x1b[22m") || !strings.Contains(got, "\x1b[1m设置\x1b[22m") {
 		t.Fatalf("a terminal gets the matches in bold: %q", got)
 	}
 }
