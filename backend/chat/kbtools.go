@@ -304,7 +304,7 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	}
 	var b strings.Builder
 	for _, d := range docs {
-		b.WriteString(docLine(d) + "\n")
+		b.WriteString(kbtools.SummaryLine(d) + "\n")
 	}
 	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
 }
@@ -312,21 +312,17 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 // queryRecords lists records by field and date range in date order, with
 // the same query the MCP server's query_records runs.
 func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
-	const op = "query_records"
-	if str(args, "kind") == "" {
-		args = maps.Clone(args)
-		args["kind"] = string(kb.KindNotes) // records are notes
-	}
-	f, err := filter(op, args)
+	a, err := filterArgs(args)
 	if err != nil {
 		return "", "", err
 	}
-	sort := strings.TrimSpace(str(args, "sort"))
-	if sort == "" {
-		sort = kb.ByDateDesc
-	}
-	docs, err := k.Query(ctx, kbCaller(ctx, s), f, kb.ListOptions{Limit: intArg(args, "limit", 50), Sort: sort,
+	a, o := kbtools.RecordDefaults(a, kb.ListOptions{Limit: intArg(args, "limit", 50), Sort: strings.TrimSpace(str(args, "sort")),
 		DateFrom: strings.TrimSpace(str(args, "from")), DateTo: strings.TrimSpace(str(args, "to"))})
+	f, err := a.Filter("query_records")
+	if err != nil {
+		return "", "", err
+	}
+	docs, err := k.Query(ctx, kbCaller(ctx, s), f, o)
 	if err != nil {
 		return "", "", err
 	}
@@ -335,22 +331,9 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 	}
 	var b strings.Builder
 	for _, d := range docs {
-		date := d.EventDate
-		if date == "" {
-			date = "(no date)"
-		}
-		b.WriteString(date + "  " + docLine(d) + "\n")
+		b.WriteString(kbtools.RecordLine(d) + "\n")
 	}
 	return fmt.Sprintf("%d records:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("found %d records", len(docs)), nil
-}
-
-// docLine is one listed document with its identifying fields.
-func docLine(d kb.DocumentSummary) string {
-	line := d.String()
-	if id := kbtools.SummaryIdentity(d); id != "" {
-		line += " — " + id
-	}
-	return line
 }
 
 func (k *KB) stats(ctx context.Context, s *Session, _ map[string]any) (string, string, error) {

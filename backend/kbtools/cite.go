@@ -109,6 +109,24 @@ func Identity(m kb.Metadata) string {
 	return strings.Join(parts, " · ")
 }
 
+// SummaryLine is one listed document with its identifying fields.
+func SummaryLine(d kb.DocumentSummary) string {
+	line := d.String()
+	if id := SummaryIdentity(d); id != "" {
+		line += " — " + id
+	}
+	return line
+}
+
+// RecordLine is SummaryLine led by the record's date.
+func RecordLine(d kb.DocumentSummary) string {
+	date := d.EventDate
+	if date == "" {
+		date = "(no date)"
+	}
+	return date + "  " + SummaryLine(d)
+}
+
 // SummaryIdentity is Identity for a listed document.
 func SummaryIdentity(d kb.DocumentSummary) string {
 	if d.DocType == kb.DocPaper || d.DocType == kb.DocDigest {

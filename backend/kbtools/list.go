@@ -42,3 +42,16 @@ func (k *KB) Stats(ctx context.Context, c Caller) (kb.Counts, error) {
 	}
 	return counts, nil
 }
+
+// RecordDefaults fills what a records query leaves unset, the same for
+// every surface: records are notes, newest record date first. An empty
+// Sort is unset here; "added" asks for the order of adding.
+func RecordDefaults(a FilterArgs, o kb.ListOptions) (FilterArgs, kb.ListOptions) {
+	if a.Kind == "" {
+		a.Kind = string(kb.KindNotes)
+	}
+	if o.Sort == "" {
+		o.Sort = kb.ByDateDesc
+	}
+	return a, o
+}

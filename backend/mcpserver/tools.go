@@ -24,9 +24,11 @@ type Filters struct {
 	Fields   map[string]string `json:"fields,omitempty" jsonschema:"other frontmatter fields that must match exactly, keyed x_<field>, e.g. {\"x_location\": \"Berlin\"}"`
 }
 
-func (f Filters) filter(op string) (kb.Filter, error) {
-	return kbtools.FilterArgs{Kind: f.Kind, Category: f.Category, Status: f.Status, Entity: f.Entity, Tags: f.Tags, Fields: f.Fields}.Filter(op)
+func (f Filters) args() kbtools.FilterArgs {
+	return kbtools.FilterArgs{Kind: f.Kind, Category: f.Category, Status: f.Status, Entity: f.Entity, Tags: f.Tags, Fields: f.Fields}
 }
+
+func (f Filters) filter(op string) (kb.Filter, error) { return f.args().Filter(op) }
 
 // SearchIn is a search.
 type SearchIn struct {
@@ -196,18 +198,12 @@ func (c *conn) getDocument(ctx context.Context, _ *mcp.CallToolRequest, in Docum
 }
 
 func (c *conn) listDocuments(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) (*mcp.CallToolResult, DocsOut, error) {
-	return c.query(ctx, "list_documents", in.Filters, kb.ListOptions{Limit: in.Limit})
+	return c.query(ctx, "list_documents", in.Filters.args(), kb.ListOptions{Limit: in.Limit})
 }
 
 func (c *conn) queryRecords(ctx context.Context, _ *mcp.CallToolRequest, in RecordsIn) (*mcp.CallToolResult, DocsOut, error) {
-	sort := in.Sort
-	if sort == "" {
-		sort = kb.ByDateDesc
-	}
-	if in.Kind == "" {
-		in.Kind = string(kb.KindNotes) // records are notes
-	}
-	return c.query(ctx, "query_records", in.Filters, kb.ListOptions{Limit: in.Limit, Sort: sort, DateFrom: strings.TrimSpace(in.From), DateTo: strings.TrimSpace(in.To)})
+	a, o := kbtools.RecordDefaults(in.Filters.args(), kb.ListOptions{Limit: in.Limit, Sort: in.Sort, DateFrom: strings.TrimSpace(in.From), DateTo: strings.TrimSpace(in.To)})
+	return c.query(ctx, "query_records", a, o)
 }
 
 func (c *conn) recent(ctx context.Context, _ *mcp.CallToolRequest, in RecentIn) (*mcp.CallToolResult, DocsOut, error) {
@@ -219,7 +215,7 @@ func (c *conn) recent(ctx context.Context, _ *mcp.CallToolRequest, in RecentIn) 
 	if limit <= 0 {
 		limit = 50
 	}
-	return c.query(ctx, "recent", in.Filters, kb.ListOptions{Limit: limit, Sort: kb.ByChanged, ChangedSince: since.Format(time.RFC3339)})
+	return c.query(ctx, "recent", in.Filters.args(), kb.ListOptions{Limit: limit, Sort: kb.ByChanged, ChangedSince: since.Format(time.RFC3339)})
 }
 
 // parseSince reads RFC 3339 or a date; empty is a week before now.
@@ -237,8 +233,8 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, errs.WithHint(errs.New(errs.Invalid, "recent", "bad time %q", s), "give an RFC 3339 time (2026-03-01T09:00:00Z) or a date (2026-03-01)")
 }
 
-func (c *conn) query(ctx context.Context, op string, fs Filters, o kb.ListOptions) (*mcp.CallToolResult, DocsOut, error) {
-	f, err := fs.filter(op)
+func (c *conn) query(ctx context.Context, op string, a kbtools.FilterArgs, o kb.ListOptions) (*mcp.CallToolResult, DocsOut, error) {
+	f, err := a.Filter(op)
 	if err != nil {
 		return nil, DocsOut{}, err
 	}

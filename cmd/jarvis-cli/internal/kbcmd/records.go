@@ -23,7 +23,7 @@ type recordsOptions struct {
 }
 
 // recordSorts maps --sort to the store's orders.
-var recordSorts = map[string]string{"-date": kb.ByDateDesc, "date": kb.ByDateAsc, "changed": kb.ByChanged, "added": kb.ByAdded}
+var recordSorts = map[string]string{"-date": kb.ByDateDesc, "date": kb.ByDateAsc, "changed": kb.ByChanged, "added": "added"}
 
 // newRecordsCmd is `jarvis-cli kb records`: frontmatter records by field
 // and date, in date order — the query the agent's and the MCP server's
@@ -58,7 +58,7 @@ date or other fields — filtered and in date order, one per line with its date.
 
 func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOptions) error {
 	const op = "kb.records"
-	args := kbtools.FilterArgs{Kind: string(kb.KindNotes), Fields: map[string]string{}}
+	args := kbtools.FilterArgs{Fields: map[string]string{}}
 	for _, w := range o.where {
 		field, value, ok := strings.Cut(w, "=")
 		field, value = strings.TrimSpace(field), strings.TrimSpace(value)
@@ -78,6 +78,11 @@ func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOp
 			args.Fields["x_"+strings.TrimPrefix(field, "x_")] = value
 		}
 	}
+	sort, ok := recordSorts[o.sort]
+	if !ok {
+		return errs.WithHint(errs.New(errs.Invalid, op, "unknown --sort %q", o.sort), "use -date, date, changed or added")
+	}
+	args, opts := kbtools.RecordDefaults(args, kb.ListOptions{Limit: max(o.limit, 1), Sort: sort, DateFrom: strings.TrimSpace(o.since), DateTo: strings.TrimSpace(o.until)})
 	f, err := args.Filter(op)
 	if err != nil {
 		return err
@@ -85,24 +90,12 @@ func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOp
 	if !o.private {
 		f.Visibility = []string{kb.Public}
 	}
-	sort, ok := recordSorts[o.sort]
-	if !ok {
-		return errs.WithHint(errs.New(errs.Invalid, op, "unknown --sort %q", o.sort), "use -date, date, changed or added")
-	}
-	docs, err := s.ListWith(ctx, f, kb.ListOptions{Limit: max(o.limit, 1), Sort: sort, DateFrom: strings.TrimSpace(o.since), DateTo: strings.TrimSpace(o.until)})
+	docs, err := s.ListWith(ctx, f, opts)
 	if err != nil {
 		return err
 	}
 	for _, d := range docs {
-		date := d.EventDate
-		if date == "" {
-			date = "(no date)"
-		}
-		line := date + "  " + d.String()
-		if id := kbtools.SummaryIdentity(d); id != "" {
-			line += " — " + id
-		}
-		fmt.Fprintln(io.Out, line)
+		fmt.Fprintln(io.Out, kbtools.RecordLine(d))
 	}
 	fmt.Fprintf(io.Err, "%d records\n", len(docs))
 	return nil
