@@ -95,9 +95,15 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) e
 	case err := <-done:
 		return errs.Wrap(errs.Internal, "mcp.http", err)
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		err := hs.Shutdown(sctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A connection still busy after the grace period (a client
+			// that stopped reading its stream) must not keep Jarvis from
+			// stopping: cut it.
+			err = hs.Close()
+		}
 		<-done
 		return errs.Wrap(errs.Internal, "mcp.http", err)
 	}
