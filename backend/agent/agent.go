@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 	"github.com/jarvis-kb/jarvis/backend/memory"
@@ -143,7 +144,11 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 func ProviderFactory(cfg *config.Config, getenv func(string) string) func(spec string) (llm.Provider, error) {
 	store := prompts.Store{Dir: cfg.PromptsDir()}
 	return func(spec string) (llm.Provider, error) {
-		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile,
+		book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+		if err != nil {
+			return nil, err
+		}
+		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile, Ledger: book,
 			SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})
 	}
 }

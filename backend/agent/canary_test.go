@@ -36,6 +36,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -119,6 +120,43 @@ type world struct {
 	local   *fakeOllama
 	private bool
 	ids     map[string]string // placeholders in probe arguments
+	// ledgerSeen counts the cloud ledger records already checked.
+	ledgerSeen int
+}
+
+// checkLedger holds the cloud ledger to the wire: one record per request
+// since the last check, each body exactly what was sent, and no canary in
+// any body, source or error the user will be shown.
+func (w *world) checkLedger(what string, bodies [][]byte, own call) {
+	w.t.Helper()
+	book, err := ledger.Shared(w.cfg.LedgerDir(), w.cfg.Ledger.KeepDays)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	all, err := book.List(context.Background(), ledger.Filter{CloudOnly: true})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	rs := slices.Clone(all[:len(all)-w.ledgerSeen])
+	slices.Reverse(rs)
+	w.ledgerSeen = len(all)
+	if len(rs) != len(bodies) {
+		w.t.Errorf("%s: %d cloud requests, %d ledger records", what, len(bodies), len(rs))
+		return
+	}
+	var text [][]byte
+	for i, r := range rs {
+		if r.Body != string(bodies[i]) || r.Outcome != ledger.OK || r.Provider != "anthropic" {
+			w.t.Errorf("%s: record %d does not show what was sent (%s, %s):\n%s", what, i, r.Provider, r.Outcome, firstDiff(r.Body, string(bodies[i])))
+		}
+		text = append(text, []byte(r.Body), []byte(r.Error))
+		for _, src := range r.Sources {
+			text = append(text, []byte(src.Key), []byte(src.Title))
+		}
+	}
+	if l := leaks(text, own); len(l) > 0 {
+		w.t.Errorf("%s: the cloud ledger shows canaries %v", what, l)
+	}
 }
 
 const (
@@ -505,6 +543,7 @@ func TestCanaryFreshCloudSession(t *testing.T) {
 			if s.Private {
 				t.Errorf("%s %v: a cloud session became private", p.Tool, p.Args)
 			}
+			w.checkLedger(fmt.Sprintf("%s %v", p.Tool, p.Args), bodies, c)
 			got[i] = w.normal(bodies)
 		}
 		if got[0] != got[1] {
@@ -557,6 +596,7 @@ func TestCanaryLocalSessionThenSwitch(t *testing.T) {
 			if l := leaks(bodies, c); len(l) > 0 {
 				t.Errorf("%s %v: after switching, canaries %v reached the cloud model:\n%s", p.Tool, p.Args, l, bodies[0])
 			}
+			w.checkLedger(fmt.Sprintf("%s %v after the switch", p.Tool, p.Args), bodies, c)
 			got[i] = w.normal(bodies)
 		}
 		if switched[0] && switched[1] && kept[0] && kept[1] && got[0] != got[1] {

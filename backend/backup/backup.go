@@ -4,7 +4,8 @@
 // every file with its size and sha256. Restore verifies the whole set first,
 // stages a full copy beside each target and only then swaps the targets in,
 // rolling every swap back if one fails: it never half-restores.
-// Models (re-downloadable), logs and state are not part of a set.
+// The cloud ledger is in a set too. Models (re-downloadable), logs and
+// state are not.
 package backup
 
 import (
@@ -27,6 +28,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/version"
 )
 
@@ -79,6 +81,7 @@ func parts(cfg *config.Config) ([]part, error) {
 		{"drafts", cfg.Drafts.Dir, true},
 		{"prompts", cfg.PromptsDir(), true},
 		{"memory", filepath.Dir(cfg.MemoryFile()), true},
+		{"ledger", cfg.LedgerDir(), true},
 	}
 	for i, a := range ps {
 		for _, b := range ps[i+1:] {
@@ -122,6 +125,12 @@ func Create(ctx context.Context, cfg *config.Config, dest string) (m *Manifest, 
 		}
 		if p.name == "rag" {
 			if err := snapshotStore(ctx, p.target, dest, m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if p.name == "ledger" {
+			if err := snapshotLedger(ctx, p.target, dest, m); err != nil {
 				return nil, err
 			}
 			continue
@@ -179,6 +188,29 @@ func snapshotStore(ctx context.Context, ragDir, dest string, m *Manifest) error 
 	}
 	m.Store = &info
 	f, err := describe(out, storeFile)
+	if err != nil {
+		return err
+	}
+	m.Files = append(m.Files, f)
+	return nil
+}
+
+// snapshotLedger copies the cloud ledger like the store: consistently,
+// while other processes may be recording requests.
+func snapshotLedger(ctx context.Context, dir, dest string, m *Manifest) error {
+	if err := fsutil.EnsurePrivateDir(filepath.Join(dest, "ledger")); err != nil {
+		return errs.Wrap(errs.Internal, "backup.Create", err)
+	}
+	rel := "ledger/" + ledger.FileName
+	out := filepath.Join(dest, filepath.FromSlash(rel))
+	err := ledger.Snapshot(ctx, dir, out)
+	if errs.Is(err, errs.NotFound) {
+		return nil // nothing was ever sent
+	}
+	if err != nil {
+		return err
+	}
+	f, err := describe(out, rel)
 	if err != nil {
 		return err
 	}
@@ -365,7 +397,7 @@ func validSetPath(p string) bool {
 		return false
 	}
 	top, _, _ := strings.Cut(p, "/")
-	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts", "memory"}, top) && (top != "config.toml" || p == top)
+	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts", "memory", "ledger"}, top) && (top != "config.toml" || p == top)
 }
 
 // Summary is a one-line description of a set, for the CLI.

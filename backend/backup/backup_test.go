@@ -17,6 +17,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kb/kbtest"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 var model = kb.ModelInfo{ID: "test/model", Dims: 3}
@@ -86,6 +87,19 @@ func populated(t *testing.T) *config.Config {
 			t.Fatal(err)
 		}
 	}
+	book, err := ledger.Open(cfg.LedgerDir(), 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := book.Begin(context.Background(), ledger.Record{Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "m", Session: "s1",
+		Sources: []ledger.Source{{Key: "n1.md", Title: "Note 1"}}, RequestBytes: 120, Body: `{"messages":["note 1 about tomatoes"]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := book.Finish(id, ledger.Result{ResponseBytes: 40, OutputTokens: 9}); err != nil {
+		t.Fatal(err)
+	}
+	book.Close()
 	// Binary content too: every byte value must survive.
 	bin := make([]byte, 4096)
 	for i := range bin {
@@ -123,6 +137,7 @@ func capture(t *testing.T, cfg *config.Config) state {
 	if b, err := os.ReadFile(cfg.File); err == nil {
 		st.files[cfg.File] = string(b)
 	}
+	st.rows["ledger"] = ledgerRows(t, cfg)
 	if _, err := os.Stat(kb.StorePath(cfg.RAG.Dir)); err != nil {
 		return st
 	}
@@ -140,6 +155,28 @@ func capture(t *testing.T, cfg *config.Config) state {
 		st.rows[name] = dumpRows(t, db, q)
 	}
 	return st
+}
+
+// ledgerRows renders the cloud ledger's records, or nil without one.
+func ledgerRows(t *testing.T, cfg *config.Config) []string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(cfg.LedgerDir(), ledger.FileName)); err != nil {
+		return nil
+	}
+	book, err := ledger.Open(cfg.LedgerDir(), 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer book.Close()
+	rs, err := book.List(context.Background(), ledger.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("%+v", r))
+	}
+	return out
 }
 
 func dumpRows(t *testing.T, db *sql.DB, q string) []string {
@@ -170,7 +207,7 @@ func dumpRows(t *testing.T, db *sql.DB, q string) []string {
 
 func wipe(t *testing.T, cfg *config.Config) {
 	t.Helper()
-	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.File} {
+	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.LedgerDir(), cfg.File} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +216,7 @@ func wipe(t *testing.T, cfg *config.Config) {
 
 func sameState(t *testing.T, want, got state) {
 	t.Helper()
-	if len(want.rows["chunks"]) == 0 || len(want.files) < 6 {
+	if len(want.rows["chunks"]) == 0 || len(want.files) < 6 || len(want.rows["ledger"]) == 0 {
 		t.Fatalf("the fixture is not populated: %d rows, %d files", len(want.rows["chunks"]), len(want.files))
 	}
 	if !reflect.DeepEqual(want.files, got.files) {
@@ -225,7 +262,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 9 {
+	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 10 {
 		t.Fatalf("manifest: store %+v, %d files", m.Store, len(m.Files))
 	}
 	if st, _ := os.Stat(set); st.Mode().Perm() != 0o700 {
@@ -237,7 +274,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Restored) != 6 || len(res.Warnings) != 0 {
+	if len(res.Restored) != 7 || len(res.Warnings) != 0 {
 		t.Fatalf("restore result %+v", res)
 	}
 	sameState(t, before, capture(t, cfg))
@@ -260,6 +297,35 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameState(t, before, capture(t, cfg))
+}
+
+// A set made before the ledger was backed up (or with nothing sent yet)
+// restores everything else and leaves the record of what was sent alone.
+func TestRestoringASetWithoutALedgerKeepsTheCurrentOne(t *testing.T) {
+	ctx := context.Background()
+	cfg := populated(t)
+	sent := ledgerRows(t, cfg)
+	if err := os.RemoveAll(cfg.LedgerDir()); err != nil {
+		t.Fatal(err)
+	}
+	set := filepath.Join(t.TempDir(), "set")
+	m, err := Create(ctx, cfg, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holds(m, "ledger") {
+		t.Fatal("a set of a data dir without a ledger holds one")
+	}
+	populatedLedger := populated(t)
+	if err := os.Rename(populatedLedger.LedgerDir(), cfg.LedgerDir()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(ctx, cfg, set); err != nil {
+		t.Fatal(err)
+	}
+	if got := ledgerRows(t, cfg); len(got) != len(sent) || len(got) == 0 {
+		t.Fatalf("ledger after restore: %v", got)
+	}
 }
 
 func TestBackupRefusesANonEmptyFolder(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -44,6 +45,11 @@ func Restore(ctx context.Context, cfg *config.Config, dir string) (*Result, erro
 	ps, err := parts(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if !holds(m, "ledger") {
+		// A set made before the ledger was backed up says nothing about
+		// what was sent since: the record of it stays.
+		ps = slices.DeleteFunc(ps, func(p part) bool { return p.name == "ledger" })
 	}
 	lock, free, err := fsutil.TryExclusive(daemon.DataDirLockPath(cfg))
 	if err != nil {
@@ -82,6 +88,11 @@ func Restore(ctx context.Context, cfg *config.Config, dir string) (*Result, erro
 		}
 	}
 	return res, nil
+}
+
+// holds reports whether the set has files of the named part.
+func holds(m *Manifest, name string) bool {
+	return slices.ContainsFunc(m.Files, func(f File) bool { return strings.HasPrefix(f.Path, name+"/") })
 }
 
 // staging is one part ready to swap in.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	gosync "sync"
+
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Ledger is what one turn's tools retrieved: the evidence the reply may
@@ -154,4 +156,30 @@ func WithheldNote(n int) string {
 		return "(1 matching private note was withheld from this cloud model; switch to a local model to include it.)"
 	}
 	return fmt.Sprintf("(%d matching private notes were withheld from this cloud model; switch to a local model to include them.)", n)
+}
+
+// carried returns the documents of the sources before plus those this
+// turn retrieved so far, each once, for the cloud ledger's records.
+func (l *Ledger) carried(before []ledger.Source) []ledger.Source {
+	out := append([]ledger.Source(nil), before...)
+	for _, c := range l.Retrieved() {
+		key := c.Source
+		if key == "" {
+			key = c.FilePath
+		}
+		out = append(out, ledger.Source{Key: key, Title: c.Title})
+	}
+	return dedupeSources(out)
+}
+
+func dedupeSources(ss []ledger.Source) []ledger.Source {
+	seen := map[string]bool{}
+	out := ss[:0]
+	for _, s := range ss {
+		if s.Key != "" && !seen[s.Key] {
+			seen[s.Key] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

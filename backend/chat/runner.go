@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	cloudledger "github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -199,6 +200,9 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 	starts := append([]int(nil), s.TurnStarts...)
 	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
 	ledger.Add(cited...)
+	carriedBefore := append([]cloudledger.Source(nil), s.Carried...)
+	ctx = cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeChat, Session: s.ID,
+		Sources: func() []cloudledger.Source { return ledger.carried(carriedBefore) }})
 	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
 	ctx = llm.WithStatus(ctx, func(line string) { t.send(EventStatus, r.redact(line), nil) })
 	t.ledger = ledger
@@ -213,7 +217,8 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 			// A second model call before the turn's own: say so, or the pause
 			// looks like a hang. Stopping here leaves the session uncompacted.
 			t.send(EventStatus, "compacting", nil)
-			msgs, st, err := Compact(ctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
+			cctx := cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeCompaction, Session: s.ID, Sources: cloudledger.These(carriedBefore...)})
+			msgs, st, err := Compact(cctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
 			switch {
 			case errs.Is(err, errs.Cancelled):
 				r.finish(t, s, message, outcome{err: err, usage: provider.PopUsage()})
@@ -332,6 +337,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		}
 		s.TurnStarts = append(s.TurnStarts, len(s.Messages))
 		s.Messages = append(append(s.Messages, llm.Text(llm.RoleUser, message)), answer...)
+		s.Carried = t.ledger.carried(s.Carried)
 		if res.LimitHit {
 			reply += "\n\n(The tool-call limit for this turn was reached; this answer is based on what was gathered.)"
 		}

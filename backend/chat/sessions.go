@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
 )
@@ -97,6 +98,10 @@ type Session struct {
 	ServedModel      string               `json:"served_model,omitempty"`
 	TurnStarts       []int                `json:"turn_starts"`
 	IndexedExchanges int                  `json:"indexed_exchanges"`
+	// Carried lists the documents whose text the transcript holds (every
+	// turn's retrievals, cited or not): each later request sends them
+	// again, and its ledger record says so.
+	Carried []ledger.Source `json:"carried,omitempty"`
 	// Pending is the question of a turn in flight, saved before the model
 	// is called and cleared when the turn ends. Found set on a session no
 	// turn is running for, it is a question a crash left unanswered.

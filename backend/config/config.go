@@ -31,6 +31,7 @@ type Config struct {
 	Sync       Sync                `toml:"sync"`
 	Drafts     Drafts              `toml:"drafts"`
 	MCP        MCP                 `toml:"mcp"`
+	Ledger     Ledger              `toml:"ledger"`
 
 	// Home is the Jarvis data directory (~/.jarvis, or $JARVIS_HOME).
 	Home string `toml:"-"`
@@ -130,6 +131,16 @@ type MCP struct {
 	AllowPrivate bool `toml:"allow_private"`
 }
 
+// Ledger configures the record of requests sent to model services.
+type Ledger struct {
+	// KeepDays is how long a request's redacted body is kept beside its
+	// record; 0 keeps none. The records themselves stay.
+	KeepDays int `toml:"keep_days"`
+	// AskBeforeSending shows the passages a cloud request would carry and
+	// waits for the user's go-ahead.
+	AskBeforeSending bool `toml:"ask_before_sending"`
+}
+
 // Sync configures the background scheduler's periodic jobs.
 type Sync struct {
 	PDFWatchDir         string `toml:"pdf_watch_dir"`
@@ -195,6 +206,7 @@ func Defaults() Config {
 			MaxIterations:        10,
 		},
 		Anthropic: Anthropic{BaseURL: "https://api.anthropic.com"},
+		Ledger:    Ledger{KeepDays: 30},
 		OpenRouter: OpenRouter{
 			BaseURL:        "https://openrouter.ai/api/v1",
 			DataCollection: "deny",
@@ -240,6 +252,7 @@ func (c *Config) PromptsDir() string  { return filepath.Join(c.Home, "prompts") 
 func (c *Config) SessionsDir() string { return filepath.Join(c.Home, "sessions") }
 func (c *Config) StateDir() string    { return filepath.Join(c.Home, "state") }
 func (c *Config) MCPDir() string      { return filepath.Join(c.Home, "mcp") }
+func (c *Config) LedgerDir() string   { return filepath.Join(c.Home, "ledger") }
 
 // MemoryFile holds the facts the user asked Jarvis to remember.
 func (c *Config) MemoryFile() string { return filepath.Join(c.Home, "memory", "memory.json") }

@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
@@ -150,6 +151,20 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 	return nil
 }
 
+// PruneLedger drops the request bodies older than ledger.keep_days from
+// the cloud ledger; the records stay.
+func (s *Services) PruneLedger(ctx context.Context) error {
+	book, err := ledger.Shared(s.Cfg.LedgerDir(), s.Cfg.Ledger.KeepDays)
+	if err != nil {
+		return err
+	}
+	n, err := book.Prune(ctx, s.Cfg.Ledger.KeepDays)
+	if n > 0 {
+		s.logf("ledger_prune: dropped %d request bodies older than %d days", n, s.Cfg.Ledger.KeepDays)
+	}
+	return err
+}
+
 // PruneDrafts applies draft retention.
 func (s *Services) PruneDrafts(context.Context) error {
 	ws, err := drafts.Open(s.Cfg.Drafts)
@@ -248,6 +263,7 @@ func (s *Services) Work() jsync.Work {
 			return err
 		},
 		PruneDrafts: s.PruneDrafts,
+		PruneLedger: s.PruneLedger,
 	}
 }
 

@@ -55,7 +55,7 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := s.RunDue(context.Background())
-	if strings.Join(ran, ",") != "pdf_scan,vault_refresh" {
+	if strings.Join(ran, ",") != "ledger_prune,pdf_scan,vault_refresh" {
 		t.Fatalf("ran %v", ran)
 	}
 	st := s.Status()

@@ -11,6 +11,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Completer is the one LLM call scoring needs (llm.Provider satisfies it
@@ -131,6 +132,9 @@ func Score(ctx context.Context, llm Completer, instructions string, papers []Pap
 		return nil, nil
 	}
 	prompt := BuildScoringPrompt(instructions, papers)
+	// The abstracts are the servers' public text, not the knowledge base's:
+	// the record names the purpose and no document.
+	ctx = ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeDigest})
 	// Roughly four characters a token, plus room for the answer.
 	contextLength := len(prompt)/3 + 4096
 	policy := &backoff.ExponentialBackOff{InitialInterval: scoreRetry.first, RandomizationFactor: 0.25, Multiplier: 2, MaxInterval: scoreRetry.maxWait}

@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
@@ -129,8 +130,14 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 			return res, err
 		}
 	}
+	// What the cloud ledger records for this paper's model requests.
+	sent := ledger.Source{Key: res.Source, Title: p.Title}
+	if strings.HasPrefix(sent.Key, "file://") {
+		sent.Key = abs // how a local file is cited
+	}
 	var guessed bool
-	res.Title, res.Authors, res.DOI, guessed = resolveMeta(ctx, doc, p, o.Model, &res.Warnings)
+	res.Title, res.Authors, res.DOI, guessed = resolveMeta(ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeMetadata, Sources: ledger.These(sent)}), doc, p, o.Model, &res.Warnings)
+	sent.Title = res.Title
 	mode := p.Mode
 	if mode == "" {
 		mode = Summary
@@ -186,7 +193,8 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		if o.Model == nil {
 			return res, errs.WithHint(errs.New(errs.LLM, op, "summary mode needs a model"), "use full-text mode, or configure a provider")
 		}
-		summary, err := o.Model.Summarize(ctx, res.Title, stripMarkers(md), "", max(o.SummaryTokens, 1500))
+		sctx := ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeSummary, Sources: ledger.These(sent)})
+		summary, err := o.Model.Summarize(sctx, res.Title, stripMarkers(md), "", max(o.SummaryTokens, 1500))
 		if err != nil {
 			return res, errs.Wrap(errs.LLM, op, err)
 		}
@@ -196,6 +204,7 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 	}
 
 	if figures {
+		ctx := ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeCaption, Sources: ledger.These(sent)})
 		for _, f := range doc.Figures(o.FigureMaxPerDoc) {
 			if err := ctx.Err(); err != nil {
 				return res, errs.Wrap(errs.Cancelled, op, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Papers named by an arXiv id or URL or by a DOI, rather than a local
@@ -169,7 +170,8 @@ func BuildRemote(ctx context.Context, rp RemotePaper, pdfPath string, p Paper, o
 		if o.Model == nil {
 			return res, errs.WithHint(errs.New(errs.LLM, op, "a summary needs a model"), "configure a chat provider")
 		}
-		summary, err := o.Model.Summarize(ctx, p.Title, rp.Abstract, "", max(o.SummaryTokens, 1500))
+		sctx := ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeSummary, Sources: ledger.These(ledger.Source{Key: p.Source, Title: p.Title})})
+		summary, err := o.Model.Summarize(sctx, p.Title, rp.Abstract, "", max(o.SummaryTokens, 1500))
 		if err != nil {
 			return res, errs.Wrap(errs.LLM, op, err)
 		}

@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // anthropicVersion is the Messages API version header value.
@@ -17,6 +19,8 @@ const anthropicVersion = "2023-06-01"
 
 // Anthropic speaks the Messages API with streaming (SSE).
 type Anthropic struct {
+	// Ledger records each request before it is sent (see wireRequest.send).
+	Ledger        *ledger.Ledger
 	BaseURL       string // https://api.anthropic.com
 	APIKey        string
 	ModelID       string
@@ -108,6 +112,12 @@ type anthropicEvent struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
+	// Token counts: message_start carries the input's, message_delta the
+	// output's so far.
+	Message struct {
+		Usage anthropicUsage `json:"usage"`
+	} `json:"message"`
+	Usage anthropicUsage `json:"usage"`
 }
 
 // anthropicStream folds one response's events into content blocks.
@@ -116,6 +126,13 @@ type anthropicStream struct {
 	order    []int
 	stop     string
 	streamed bool // text reached the listener: no retry may repeat it
+
+	inputTokens, outputTokens int
+}
+
+type anthropicUsage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
 }
 
 // stream performs one streamed Messages request (retried while nothing has
@@ -140,19 +157,17 @@ func (a *Anthropic) stream(ctx context.Context, system string, wire []anthropicM
 		}
 		body["tools"] = ts
 	}
-	w := &wireRequest{op: op, service: "Anthropic", url: strings.TrimRight(a.BaseURL, "/") + "/v1/messages",
+	w := &wireRequest{op: op, ledger: a.Ledger, provider: "anthropic", model: a.ModelID, local: false, service: "Anthropic", url: strings.TrimRight(a.BaseURL, "/") + "/v1/messages",
 		headers: map[string]string{"x-api-key": a.APIKey, "anthropic-version": anthropicVersion},
 		body:    body, accept: "text/event-stream", redact: a.redact}
 	var st *anthropicStream
 	err := withRetries(ctx, op, w.service, func() error {
-		resp, err := w.post(ctx, a.Client)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		st = &anthropicStream{blocks: map[int]*anthropicBlock{}}
-		return w.readSSE(ctx, resp.Body, func(event string, data []byte) (bool, error) {
-			return st.event(ctx, w, event, data)
+		return w.send(ctx, a.Client, func(body io.Reader) (answered, error) {
+			st = &anthropicStream{blocks: map[int]*anthropicBlock{}}
+			err := w.readSSE(ctx, body, func(event string, data []byte) (bool, error) {
+				return st.event(ctx, w, event, data)
+			})
+			return answered{stop: stopFromWire(st.stop), inputTokens: st.inputTokens, outputTokens: st.outputTokens}, err
 		})
 	})
 	if err != nil {
@@ -208,7 +223,12 @@ func (st *anthropicStream) event(ctx context.Context, w *wireRequest, event stri
 		case "signature_delta":
 			b.Signature.WriteString(ev.Delta.Signature)
 		}
+	case "message_start":
+		st.inputTokens = ev.Message.Usage.InputTokens
 	case "message_delta":
+		if ev.Usage.OutputTokens > 0 {
+			st.outputTokens = ev.Usage.OutputTokens
+		}
 		if ev.Delta.StopReason != "" {
 			st.stop = ev.Delta.StopReason
 		}

@@ -16,10 +16,13 @@ import (
 	"sync/atomic"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Ollama is the local provider: Ollama's /api/chat, streamed as NDJSON.
 type Ollama struct {
+	// Ledger records each request before it is sent (see wireRequest.send).
+	Ledger  *ledger.Ledger
 	BaseURL string // e.g. http://127.0.0.1:11434
 	ModelID string
 	Client  *http.Client
@@ -58,6 +61,9 @@ type ollamaChunk struct {
 	Done       bool          `json:"done"`
 	DoneReason string        `json:"done_reason"` // "stop", "length", "load", ...
 	Error      string        `json:"error"`
+	// Token counts, on the last chunk.
+	PromptEvalCount int `json:"prompt_eval_count"`
+	EvalCount       int `json:"eval_count"`
 }
 
 func (o *Ollama) Name() string  { return "ollama" }
@@ -114,35 +120,35 @@ func (o *Ollama) chat(ctx context.Context, wire []ollamaMessage, tools []Tool, n
 	if numCtx > 0 {
 		body["options"] = map[string]any{"num_ctx": numCtx}
 	}
-	w := &wireRequest{op: op, service: "Ollama", url: strings.TrimRight(o.BaseURL, "/") + "/api/chat",
+	w := &wireRequest{op: op, ledger: o.Ledger, provider: "ollama", model: o.ModelID, local: true, service: "Ollama", url: strings.TrimRight(o.BaseURL, "/") + "/api/chat",
 		body: body, accept: "application/x-ndjson", redact: o.redact}
 	var out ollamaMessage
 	var stop StopReason
 	err := withRetries(ctx, op, w.service, func() error {
-		resp, err := w.post(ctx, o.client())
+		err := w.send(ctx, o.client(), func(body io.Reader) (answered, error) {
+			var err error
+			var a answered
+			out, stop, a, err = o.read(ctx, w, body)
+			return a, err
+		})
 		var t *transientError
 		if errors.As(err, &t) && t.reason == "is unreachable" {
 			return &unreachableError{err: errs.WithHint(t.err, "is `ollama serve` running?")} // the hint copy keeps the mark
 		}
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		out, stop, err = o.read(ctx, w, resp.Body)
 		return err
 	})
 	return out, stop, err
 }
 
 // read folds one NDJSON stream into a message.
-func (o *Ollama) read(ctx context.Context, w *wireRequest, body io.Reader) (ollamaMessage, StopReason, error) {
+func (o *Ollama) read(ctx context.Context, w *wireRequest, body io.Reader) (ollamaMessage, StopReason, answered, error) {
 	out := ollamaMessage{Role: "assistant"}
 	var content, thinking strings.Builder
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
 	for sc.Scan() {
 		if err := ctx.Err(); err != nil {
-			return ollamaMessage{}, "", errs.Wrap(errs.Cancelled, w.op, err)
+			return ollamaMessage{}, "", answered{}, errs.Wrap(errs.Cancelled, w.op, err)
 		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -150,10 +156,10 @@ func (o *Ollama) read(ctx context.Context, w *wireRequest, body io.Reader) (olla
 		}
 		var chunk ollamaChunk
 		if err := json.Unmarshal(line, &chunk); err != nil {
-			return ollamaMessage{}, "", errs.Wrapf(errs.LLM, w.op, err, "malformed stream line")
+			return ollamaMessage{}, "", answered{}, errs.Wrapf(errs.LLM, w.op, err, "malformed stream line")
 		}
 		if chunk.Error != "" {
-			return ollamaMessage{}, "", w.streamError("Ollama error", chunk.Error)
+			return ollamaMessage{}, "", answered{}, w.streamError("Ollama error", chunk.Error)
 		}
 		content.WriteString(chunk.Message.Content)
 		streamText(ctx, chunk.Message.Content)
@@ -165,16 +171,16 @@ func (o *Ollama) read(ctx context.Context, w *wireRequest, body io.Reader) (olla
 			if stop == "" || (stop == StopEnd && len(out.ToolCalls) > 0) {
 				stop = StopEnd
 			}
-			return out, stop, nil
+			return out, stop, answered{stop: stop, inputTokens: chunk.PromptEvalCount, outputTokens: chunk.EvalCount}, nil
 		}
 	}
 	if ctx.Err() != nil {
-		return ollamaMessage{}, "", errs.Wrap(errs.Cancelled, w.op, ctx.Err())
+		return ollamaMessage{}, "", answered{}, errs.Wrap(errs.Cancelled, w.op, ctx.Err())
 	}
 	if err := sc.Err(); err != nil {
-		return ollamaMessage{}, "", errs.New(errs.LLM, w.op, "stream broke: %s", w.scrub(err.Error()))
+		return ollamaMessage{}, "", answered{}, errs.New(errs.LLM, w.op, "stream broke: %s", w.scrub(err.Error()))
 	}
-	return ollamaMessage{}, "", errs.New(errs.LLM, w.op, "stream ended before the response was done")
+	return ollamaMessage{}, "", answered{}, errs.New(errs.LLM, w.op, "stream ended before the response was done")
 }
 
 // idGen synthesises tool-call ids: Ollama sends none, and ids must be unique

@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Routing is OpenRouter's upstream-provider policy, sent with every request.
@@ -23,6 +25,8 @@ type Routing struct {
 // deliberately sends no HTTP-Referer / X-Title headers: those list the app
 // publicly, which would be telemetry by another name.
 type OpenRouter struct {
+	// Ledger records each request before it is sent (see wireRequest.send).
+	Ledger        *ledger.Ledger
 	BaseURL       string // https://openrouter.ai/api/v1
 	APIKey        string
 	ModelID       string
@@ -156,7 +160,9 @@ type openrouterChunk struct {
 		NativeFinishReason string `json:"native_finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		Cost float64 `json:"cost"`
+		Cost             float64 `json:"cost"`
+		PromptTokens     int     `json:"prompt_tokens"`
+		CompletionTokens int     `json:"completion_tokens"`
 	} `json:"usage"`
 	Error *struct {
 		Message string `json:"message"`
@@ -175,6 +181,8 @@ type openrouterStream struct {
 	served             string
 	cost               float64
 	gotUsage, streamed bool
+
+	inputTokens, outputTokens int
 }
 
 // create performs one streamed chat-completions request (retried while
@@ -197,19 +205,17 @@ func (o *OpenRouter) create(ctx context.Context, wire []openaiMessage, tools []T
 		}
 		body["tools"] = ts
 	}
-	w := &wireRequest{op: op, service: "OpenRouter", url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions",
+	w := &wireRequest{op: op, ledger: o.Ledger, provider: "openrouter", model: o.ModelID, local: false, service: "OpenRouter", url: strings.TrimRight(o.BaseURL, "/") + "/chat/completions",
 		headers: map[string]string{"Authorization": "Bearer " + o.APIKey}, body: body, accept: "text/event-stream",
 		redact: o.redact, hint: o.hint}
 	var st *openrouterStream
 	err := withRetries(ctx, op, w.service, func() error {
-		resp, err := w.post(ctx, o.Client)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		st = &openrouterStream{current: map[int]*streamedCall{}, byID: map[string]*streamedCall{}}
-		return w.readSSE(ctx, resp.Body, func(_ string, data []byte) (bool, error) {
-			return st.chunk(ctx, w, data)
+		return w.send(ctx, o.Client, func(body io.Reader) (answered, error) {
+			st = &openrouterStream{current: map[int]*streamedCall{}, byID: map[string]*streamedCall{}}
+			err := w.readSSE(ctx, body, func(_ string, data []byte) (bool, error) {
+				return st.chunk(ctx, w, data)
+			})
+			return answered{stop: st.stop(), inputTokens: st.inputTokens, outputTokens: st.outputTokens, costUSD: st.cost}, err
 		})
 	})
 	if err != nil {
@@ -257,6 +263,7 @@ func (st *openrouterStream) chunk(ctx context.Context, w *wireRequest, data []by
 	}
 	if chunk.Usage != nil {
 		st.cost, st.gotUsage = chunk.Usage.Cost, true
+		st.inputTokens, st.outputTokens = chunk.Usage.PromptTokens, chunk.Usage.CompletionTokens
 	}
 	for _, ch := range chunk.Choices {
 		st.content.WriteString(ch.Delta.Content)

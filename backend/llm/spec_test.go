@@ -97,14 +97,14 @@ func TestRedactSecrets(t *testing.T) {
 
 func TestMakeProvider(t *testing.T) {
 	cfg := config.Defaults()
-	p, err := MakeProvider(&cfg, "ollama:llama3:8b", Options{})
+	p, err := MakeProvider(&cfg, "ollama:llama3:8b", Options{Ledger: testLedger(t)})
 	if err != nil || p.Name() != "ollama" || p.Model() != "llama3:8b" {
 		t.Fatalf("%v %v", p, err)
 	}
 	if p.PopUsage() != nil {
 		t.Fatal("local provider reports no cost")
 	}
-	if _, err := MakeProvider(&cfg, "nope", Options{}); !errs.Is(err, errs.Invalid) {
+	if _, err := MakeProvider(&cfg, "nope", Options{Ledger: testLedger(t)}); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("unknown provider: %v", err)
 	}
 }

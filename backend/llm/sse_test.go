@@ -339,16 +339,20 @@ func TestMakeProviderCloud(t *testing.T) {
 	cfg := config.Defaults()
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	if _, err := MakeProvider(&cfg, "anthropic", Options{Getenv: getenv}); !errs.Is(err, errs.Invalid) {
+	book := testLedger(t)
+	if _, err := MakeProvider(&cfg, "anthropic", Options{Getenv: getenv}); !errs.Is(err, errs.Internal) {
+		t.Fatalf("no ledger: %v", err)
+	}
+	if _, err := MakeProvider(&cfg, "anthropic", Options{Getenv: getenv, Ledger: book}); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("no key: %v", err)
 	}
 	env["ANTHROPIC_API_KEY"] = "sk-ant-env-0123456"
-	p, err := MakeProvider(&cfg, "anthropic", Options{Getenv: getenv})
-	if err != nil || p.Model() != "claude-sonnet-4-6" {
+	p, err := MakeProvider(&cfg, "anthropic", Options{Getenv: getenv, Ledger: book})
+	if err != nil || p.Model() != "claude-sonnet-4-6" || p.(*Anthropic).Ledger != book {
 		t.Fatalf("%v %v", p, err)
 	}
 	cfg.OpenRouter.APIKey = "sk-or-cfg-0123456"
-	p, err = MakeProvider(&cfg, "openrouter:mistral/large", Options{Getenv: getenv})
+	p, err = MakeProvider(&cfg, "openrouter:mistral/large", Options{Getenv: getenv, Ledger: book})
 	if err != nil || p.Name() != "openrouter" || p.(*OpenRouter).Routing.DataCollection != "deny" {
 		t.Fatalf("%v %v", p, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // Error bodies are read whole (up to errorBodyRead), redacted, and only then
@@ -37,6 +38,116 @@ type wireRequest struct {
 	accept  string // "text/event-stream" or "application/x-ndjson"
 	redact  func(string) string
 	hint    func(message string) string // a provider's advice for a message; may be nil
+
+	// The ledger record: which service and model, and whether it runs on
+	// this machine. A nil ledger records nothing (providers built by hand
+	// in tests); MakeProvider always sets one.
+	ledger   *ledger.Ledger
+	provider string
+	model    string
+	local    bool
+}
+
+// answered is what a provider's stream reader learnt, for the record.
+type answered struct {
+	stop         StopReason
+	inputTokens  int
+	outputTokens int
+	costUSD      float64
+}
+
+// maxRecordedBody caps the request body kept in a record; longer ones
+// (a figure's image) are cut with a marker.
+const maxRecordedBody = 1 << 20
+
+// send is the one way a request reaches a model service: it writes the
+// ledger record first (no record, no request), posts, hands the answer to
+// read, and completes the record with how it ended. Each attempt of a
+// retried request is its own record: each one sent the text.
+func (w *wireRequest) send(ctx context.Context, client *http.Client, read func(body io.Reader) (answered, error)) error {
+	payload, err := json.Marshal(w.body)
+	if err != nil {
+		return errs.Wrap(errs.Internal, w.op, err)
+	}
+	id, err := w.begin(ctx, payload)
+	if err != nil {
+		return err
+	}
+	resp, err := w.post(ctx, client, payload)
+	if err != nil {
+		return w.finish(id, 0, answered{}, err)
+	}
+	defer resp.Body.Close()
+	body := &countingReader{r: resp.Body}
+	a, err := read(body)
+	return w.finish(id, body.n, a, err)
+}
+
+func (w *wireRequest) begin(ctx context.Context, payload []byte) (int64, error) {
+	if w.ledger == nil {
+		return 0, nil
+	}
+	about := ledger.AboutFrom(ctx)
+	purpose := about.Purpose
+	if purpose == "" {
+		purpose = w.op
+	}
+	var sources []ledger.Source
+	if about.Sources != nil {
+		sources = about.Sources()
+	}
+	// A local request's body stays off the record: nothing left the
+	// machine, and it may hold private text.
+	body := ""
+	if !w.local {
+		body = w.scrub(string(payload))
+	}
+	if len(body) > maxRecordedBody {
+		body = strings.ToValidUTF8(body[:maxRecordedBody], "") + "…[cut: " + fmt.Sprint(len(body)) + " bytes in all]"
+	}
+	id, err := w.ledger.Begin(context.WithoutCancel(ctx), ledger.Record{Purpose: purpose, Provider: w.provider, Model: w.model, Local: w.local,
+		Session: about.Session, Sources: sources, RequestBytes: int64(len(payload)), Body: body})
+	if err != nil {
+		return 0, errs.WithHint(errs.Wrapf(errs.Internal, w.op, err, "the request could not be recorded in the ledger, so it was not sent"),
+			"Jarvis records every request before sending it: check the free space and permissions of the data folder")
+	}
+	return id, nil
+}
+
+// finish completes the record and returns err (or the ledger's failure,
+// when the request itself went well: an unfinished record must not pass
+// silently).
+func (w *wireRequest) finish(id int64, n int64, a answered, err error) error {
+	if w.ledger == nil {
+		return err
+	}
+	r := ledger.Result{ResponseBytes: n, InputTokens: a.inputTokens, OutputTokens: a.outputTokens, CostUSD: a.costUSD, Outcome: ledger.OK}
+	switch {
+	case errs.Is(err, errs.Cancelled):
+		r.Outcome = ledger.Cancelled
+	case err != nil:
+		r.Outcome, r.Error = ledger.Failed, w.scrub(err.Error())
+	case a.stop == StopLength:
+		r.Outcome = ledger.CutOff
+	case a.stop == StopRefusal || a.stop == StopContentFilter:
+		r.Outcome = ledger.Refused
+	}
+	if ferr := w.ledger.Finish(id, r); ferr != nil && err == nil {
+		return errs.Wrap(errs.Internal, w.op, ferr)
+	}
+	return err
+}
+
+// countingReader counts the bytes of an answer.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (w *wireRequest) scrub(s string) string {
@@ -46,14 +157,10 @@ func (w *wireRequest) scrub(s string) string {
 	return w.redact(s)
 }
 
-// post sends the request. Every failure before the answer starts is an LLM
+// post sends the request (send's part: call send). Every failure before the answer starts is an LLM
 // error with the service's message; busy or unreachable services come back
 // as *transientError for withRetries.
-func (w *wireRequest) post(ctx context.Context, client *http.Client) (*http.Response, error) {
-	payload, err := json.Marshal(w.body)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, w.op, err)
-	}
+func (w *wireRequest) post(ctx context.Context, client *http.Client, payload []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, w.op, err)

@@ -15,6 +15,7 @@ type Work struct {
 	ScanInbox    func(ctx context.Context) error
 	RunDigest    func(ctx context.Context) error
 	PruneDrafts  func(ctx context.Context) error
+	PruneLedger  func(ctx context.Context) error
 }
 
 // CatchupInterval is how often the digest catch-up re-checks.
@@ -80,5 +81,7 @@ func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[str
 	} else {
 		jobs = append(jobs, Job{ID: "draft_gc", Schedule: Daily{Hour: cfg.Drafts.GCHour}, Run: or(w.PruneDrafts, "draft retention")})
 	}
+	// Always on: with ledger.keep_days = 0 it clears what an older setting kept.
+	jobs = append(jobs, Job{ID: "ledger_prune", Schedule: Daily{Hour: cfg.Drafts.GCHour}, AtStart: true, Run: or(w.PruneLedger, "ledger retention")})
 	return jobs, disabled, nil
 }

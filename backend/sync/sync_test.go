@@ -57,14 +57,14 @@ func TestBuildJobsFollowsConfig(t *testing.T) {
 	for _, j := range jobs {
 		ids = append(ids, j.ID)
 	}
-	if strings.Join(ids, ",") != "vault_refresh,draft_gc" || disabled["digest"] == "" || disabled["pdf_scan"] == "" {
+	if strings.Join(ids, ",") != "vault_refresh,draft_gc,ledger_prune" || disabled["digest"] == "" || disabled["pdf_scan"] == "" {
 		t.Fatalf("default jobs %v, disabled %v", ids, disabled)
 	}
 	inbox := t.TempDir()
 	jobs, disabled, err = BuildJobs(cfgWith(t, func(c *config.Config) {
 		c.Digest.Enabled, c.Sync.PDFWatchDir, c.Drafts.RetentionDays = true, inbox, 0
 	}), Work{}, now)
-	if err != nil || len(jobs) != 4 || disabled["draft_gc"] == "" {
+	if err != nil || len(jobs) != 5 || disabled["draft_gc"] == "" {
 		t.Fatalf("%v %d %v", err, len(jobs), disabled)
 	}
 	_, _, err = BuildJobs(cfgWith(t, func(c *config.Config) { c.Sync.PDFWatchDir = "/no/such/inbox" }), Work{}, now)
@@ -81,6 +81,7 @@ func TestSchedulerRunsRecordsAndCatchesUp(t *testing.T) {
 		RefreshVault: func(context.Context) error { runs = append(runs, "vault"); return nil },
 		RunDigest:    func(context.Context) error { runs = append(runs, "digest"); return nil },
 		PruneDrafts:  func(context.Context) error { return errors.New("disk full") },
+		PruneLedger:  func(context.Context) error { runs = append(runs, "ledger"); return nil },
 	}
 	// A previous daemon succeeded on 2026-11-23 (Monday) and the machine was
 	// off on Monday 2026-11-30: the catch-up at start must run the digest.
@@ -96,7 +97,7 @@ func TestSchedulerRunsRecordsAndCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := s.RunDue(context.Background())
-	if strings.Join(ran, ",") != "digest_catchup,vault_refresh" || strings.Join(runs, ",") != "digest,vault" {
+	if strings.Join(ran, ",") != "digest_catchup,ledger_prune,vault_refresh" || strings.Join(runs, ",") != "digest,ledger,vault" {
 		t.Fatalf("start-up runs: ran=%v work=%v", ran, runs)
 	}
 	if s.LastSuccess("digest").IsZero() || !s.LastSuccess("digest").After(time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)) {

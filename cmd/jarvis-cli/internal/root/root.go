@@ -17,6 +17,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/draftscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/ledgercmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/mcpcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/modelscmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/synccmd"
@@ -63,6 +64,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	add("agent", mcpcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", synccmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", digestcmd.New(d.IO, d.LoadConfig, &digestcmd.Options{Getenv: d.Getenv}))
+	add("agent", ledgercmd.New(d.IO, d.LoadConfig))
 	add("setup", doctor.New(d.IO, d.LoadConfig, d.Getenv))
 	add("setup", autostartcmd.New(d.IO, d.Getenv))
 	add("setup", configcmd.New(d.IO, d.LoadConfig))

@@ -1,0 +1,78 @@
+package agent_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/ledger"
+	"github.com/jarvis-kb/jarvis/backend/llm"
+)
+
+func cloudRecords(t *testing.T, w *world, f ledger.Filter) []ledger.Record {
+	t.Helper()
+	book, err := ledger.Shared(w.cfg.LedgerDir(), w.cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.CloudOnly = true
+	rs, err := book.List(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(rs)
+	return rs
+}
+
+func keys(r ledger.Record) []string {
+	var out []string
+	for _, s := range r.Sources {
+		out = append(out, s.Key)
+	}
+	return out
+}
+
+// The records of a cloud turn name its session and, request by request,
+// the documents whose text that request carried: none before the search,
+// the found note after it and in every later turn (the transcript keeps
+// the text). A compaction is a record of its own with the same sources.
+func TestEveryRequestOfACloudTurnIsRecordedWithTheDocumentsItCarried(t *testing.T) {
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	w.cloud.expect(&call{Tool: "search_kb", Args: map[string]any{"query": "tomato plants full sun"}})
+	if err := w.turn(s); err != nil {
+		t.Fatal(err)
+	}
+	rs := cloudRecords(t, w, ledger.Filter{Session: s.ID})
+	if len(rs) != 2 {
+		t.Fatalf("%d records for a turn of two requests", len(rs))
+	}
+	if len(rs[0].Sources) != 0 || !slices.Contains(keys(rs[1]), "garden/tomatoes.md") {
+		t.Fatalf("sources %v then %v", keys(rs[0]), keys(rs[1]))
+	}
+	for _, r := range rs {
+		if r.Purpose != ledger.PurposeChat || r.Model != "claude-test" || r.InputTokens != 10 || r.OutputTokens != 5 {
+			t.Errorf("%+v", r)
+		}
+	}
+
+	// The next turn compacts first (everything before the last exchange).
+	w.ag.Runner.CompactAfter, w.ag.Runner.CompactKeep = 1, 0
+	w.cloud.expect(nil)
+	if err := w.turn(s); err != nil {
+		t.Fatal(err)
+	}
+	rs = cloudRecords(t, w, ledger.Filter{Session: s.ID})
+	if len(rs) != 4 || rs[2].Purpose != ledger.PurposeCompaction || rs[3].Purpose != ledger.PurposeChat {
+		t.Fatalf("after a compacted turn: %d records %+v", len(rs), rs)
+	}
+	for _, r := range rs[2:] {
+		if !slices.Contains(keys(r), "garden/tomatoes.md") {
+			t.Errorf("%s carries the earlier turn's note: %v", r.Purpose, keys(r))
+		}
+	}
+	if bySource := cloudRecords(t, w, ledger.Filter{Source: "garden/tomatoes.md"}); len(bySource) != 3 {
+		t.Errorf("records by the note: %d", len(bySource))
+	}
+}
