@@ -9,6 +9,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/models"
@@ -184,4 +185,34 @@ func (s *Settings) SetMCPAllowPrivate(on bool) error {
 	}
 	s.core.cfg.MCP.AllowPrivate = on
 	return nil
+}
+
+// LedgerFilter narrows the "Sent to the cloud" list; empty fields match
+// everything.
+type LedgerFilter struct {
+	Session  string `json:"session"`
+	Source   string `json:"source"`
+	Provider string `json:"provider"`
+	Purpose  string `json:"purpose"`
+	// Local includes requests to the local Ollama (nothing left the machine).
+	Local bool `json:"local"`
+}
+
+// ledgerShown caps one listing; the CLI lists everything.
+const ledgerShown = 500
+
+// Ledger lists what was sent to model services, newest first, from the
+// records every process writes before sending.
+func (s *Settings) Ledger(f LedgerFilter) ([]ledger.Record, error) {
+	cfg := s.core.cfg
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := book.List(context.Background(), ledger.Filter{Session: f.Session, Source: f.Source, Provider: f.Provider, Purpose: f.Purpose,
+		CloudOnly: !f.Local, Limit: ledgerShown})
+	if rs == nil {
+		rs = []ledger.Record{}
+	}
+	return rs, err
 }

@@ -2,7 +2,9 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/ledger"
@@ -55,6 +57,11 @@ func TestEveryRequestOfACloudTurnIsRecordedWithTheDocumentsItCarried(t *testing.
 		if r.Purpose != ledger.PurposeChat || r.Model != "claude-test" || r.InputTokens != 10 || r.OutputTokens != 5 {
 			t.Errorf("%+v", r)
 		}
+	}
+
+	line := s.Display[len(s.Display)-1].Sent
+	if want := fmt.Sprintf(" passages from %d documents to anthropic:claude-test (2 requests)", len(rs[1].Sources)); !strings.HasPrefix(line, "sent ") || !strings.HasSuffix(line, want) {
+		t.Errorf("the reply's line: %q", line)
 	}
 
 	// The next turn compacts first (everything before the last exchange).

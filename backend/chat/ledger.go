@@ -183,3 +183,47 @@ func dedupeSources(ss []ledger.Source) []ledger.Source {
 	}
 	return out
 }
+
+// sentTally sums a turn's cloud requests for the line under its reply.
+type sentTally struct {
+	requests int
+	to       string
+	docs     map[string]bool
+}
+
+func (s *sentTally) add(r ledger.Record) {
+	if r.Local {
+		return
+	}
+	s.requests++
+	s.to = r.Provider + ":" + r.Model
+	if s.docs == nil {
+		s.docs = map[string]bool{}
+	}
+	for _, src := range r.Sources {
+		s.docs[src.Key] = true
+	}
+}
+
+// line reads "sent 3 passages from 2 documents to anthropic:claude-…
+// (2 requests)"; empty when nothing went to the cloud.
+func (s *sentTally) line(passages int) string {
+	if s.requests == 0 {
+		return ""
+	}
+	what := "your question"
+	switch {
+	case len(s.docs) > 0 && passages > 0:
+		what = fmt.Sprintf("%s from %s", plural(passages, "passage"), plural(len(s.docs), "document"))
+	case len(s.docs) > 0: // only what earlier turns retrieved, sent again with the conversation
+		what = fmt.Sprintf("the conversation, with text from %s", plural(len(s.docs), "document"))
+	}
+	return fmt.Sprintf("sent %s to %s (%s)", what, s.to, plural(s.requests, "request"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

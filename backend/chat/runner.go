@@ -82,6 +82,7 @@ type turn struct {
 	streamed bool            // reply text reached the user: the model was there
 	offline  bool            // answered by search alone
 	called   map[string]bool // tools the model called in this turn, by name
+	sent     sentTally       // the turn's cloud requests, for its "sent …" line
 }
 
 // calledTool records a tool call of this turn.
@@ -202,7 +203,12 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 	ledger.Add(cited...)
 	carriedBefore := append([]cloudledger.Source(nil), s.Carried...)
 	ctx = cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeChat, Session: s.ID,
-		Sources: func() []cloudledger.Source { return ledger.carried(carriedBefore) }})
+		Sources: func() []cloudledger.Source { return ledger.carried(carriedBefore) },
+		Recorded: func(rec cloudledger.Record) {
+			t.sendMu.Lock()
+			t.sent.add(rec)
+			t.sendMu.Unlock()
+		}})
 	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
 	ctx = llm.WithStatus(ctx, func(line string) { t.send(EventStatus, r.redact(line), nil) })
 	t.ledger = ledger
@@ -353,6 +359,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		}
 		t.sendMu.Lock()
 		tools := append([]string(nil), t.tools...)
+		sent := t.sent.line(len(t.ledger.Retrieved()))
 		t.sendMu.Unlock()
 		stop, notice := stopLabel(res.Stop)
 		if res.LimitHit && stop == "" {
@@ -360,7 +367,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		}
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
 			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice,
-				OwnKnowledge: own, NoEvidence: silent})
+				OwnKnowledge: own, NoEvidence: silent, Sent: sent})
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
@@ -373,7 +380,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
 		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
-			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent})
+			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent, "sent": sent})
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.

@@ -55,8 +55,12 @@ type DisplayItem struct {
 	Tools     []string   `json:"tools,omitempty"` // what the agent did for this reply
 	// Withheld is the user-only line appended to Text when private matches
 	// were kept from a cloud model; it is never indexed or shown to a model.
-	Withheld string    `json:"withheld,omitempty"`
-	At       time.Time `json:"at"`
+	Withheld string `json:"withheld,omitempty"`
+	// Sent says what this turn sent to a cloud model ("sent 3 passages
+	// from 2 documents to anthropic:…"); empty when nothing left the
+	// machine. The records are in the cloud ledger.
+	Sent string    `json:"sent,omitempty"`
+	At   time.Time `json:"at"`
 	// Stop and Notice label a reply that did not end normally: "length"
 	// (the text is partial, "cut off at the output limit") or a refusal
 	// (the text is a notice, not an answer). Empty for a normal answer.

@@ -12,6 +12,9 @@ type About struct {
 	// called as each request leaves: a tool-calling turn carries more with
 	// every request. Nil means none.
 	Sources func() []Source
+	// Recorded, when set, hears of each record once it is written (the
+	// chat's per-turn line counts them).
+	Recorded func(Record)
 }
 
 // These returns a Sources that always lists ss.

@@ -105,11 +105,16 @@ func (w *wireRequest) begin(ctx context.Context, payload []byte) (int64, error) 
 	if len(body) > maxRecordedBody {
 		body = strings.ToValidUTF8(body[:maxRecordedBody], "") + "…[cut: " + fmt.Sprint(len(body)) + " bytes in all]"
 	}
-	id, err := w.ledger.Begin(context.WithoutCancel(ctx), ledger.Record{Purpose: purpose, Provider: w.provider, Model: w.model, Local: w.local,
-		Session: about.Session, Sources: sources, RequestBytes: int64(len(payload)), Body: body})
+	rec := ledger.Record{Purpose: purpose, Provider: w.provider, Model: w.model, Local: w.local,
+		Session: about.Session, Sources: sources, RequestBytes: int64(len(payload)), Body: body}
+	id, err := w.ledger.Begin(context.WithoutCancel(ctx), rec)
 	if err != nil {
 		return 0, errs.WithHint(errs.Wrapf(errs.Internal, w.op, err, "the request could not be recorded in the ledger, so it was not sent"),
 			"Jarvis records every request before sending it: check the free space and permissions of the data folder")
+	}
+	if about.Recorded != nil {
+		rec.ID = id
+		about.Recorded(rec)
 	}
 	return id, nil
 }

@@ -33,13 +33,17 @@ func TestReadRefusesAnAbsurdPageCount(t *testing.T) {
 
 func TestReadStopsAtTheMemoryCap(t *testing.T) {
 	path := pdftest.TextFlood(t, 20000, 100) // 2 million characters
-	_, err := Read(context.Background(), path, Options{Limits: Limits{MaxMemory: 24 << 20, MaxChars: 10_000_000}})
+	// The page time limit is not under test: on a loaded machine it must
+	// not stop the page first.
+	_, err := Read(context.Background(), path, Options{Limits: Limits{MaxMemory: 24 << 20, MaxChars: 10_000_000, PageTimeout: time.Minute}})
 	if !errs.Is(err, errs.Conversion) || !strings.Contains(err.Error(), "needs more than 24 MB of memory") {
 		t.Fatalf("err = %v", err)
 	}
 	// Under the default cap the character limit stops it instead, before
 	// Go copies millions of characters.
-	_, err = Read(context.Background(), path, Options{})
+	defaults := DefaultLimits
+	defaults.PageTimeout = time.Minute
+	_, err = Read(context.Background(), path, Options{Limits: defaults})
 	if !errs.Is(err, errs.Conversion) || !strings.Contains(err.Error(), "too much text") {
 		t.Fatalf("err = %v", err)
 	}

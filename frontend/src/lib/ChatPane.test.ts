@@ -44,6 +44,24 @@ describe('the chat pane', () => {
     expect(badges[0].closest('article')?.textContent).toContain('Paris.')
   })
 
+  it('says under a reply what the turn sent to the cloud', async () => {
+    const w = open({
+      ...base,
+      display: [
+        { role: 'user', text: 'tomatoes?', at },
+        { role: 'assistant', text: 'Full sun.', at, sent: 'sent 3 passages from 2 documents to anthropic:claude-sonnet-4-6 (2 requests)' },
+        { role: 'user', text: 'and roses?', at },
+        { role: 'assistant', text: 'Prune in winter.', at },
+      ],
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    const lines = await screen.findAllByTestId('sent-line')
+    expect(lines.length).toBe(1)
+    expect(lines[0].textContent).toBe('sent 3 passages from 2 documents to anthropic:claude-sonnet-4-6 (2 requests)')
+    expect(lines[0].closest('article')?.textContent).toContain('Full sun.')
+  })
+
   it('shows a question a crash left unanswered and gives it back to the message box', async () => {
     const w = open({ ...base, display: [], pending: 'how deep do I water tomatoes?' })
     render(App, { props: { backend: w.backend } })

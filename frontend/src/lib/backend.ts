@@ -155,6 +155,7 @@ export interface Backend {
   deleteMemory(id: string): Promise<void>
   mcp(): Promise<T.McpOverview>
   setMcpAllowPrivate(on: boolean): Promise<void>
+  ledger(f: T.LedgerFilter): Promise<T.LedgerRecord[]>
   savePrompt(name: string, text: string): Promise<void>
   resetPrompt(name: string): Promise<string>
   models_(): Promise<T.ModelRow[]>
@@ -263,6 +264,7 @@ export function backendOver(t: Transport): Backend {
     deleteMemory: (id) => c('Settings', 'DeleteMemory', id),
     mcp: () => c('Settings', 'MCP'),
     setMcpAllowPrivate: (on) => c('Settings', 'SetMCPAllowPrivate', on),
+    ledger: (f) => c('Settings', 'Ledger', f),
     savePrompt: (n, text) => c('Settings', 'SavePrompt', n, text),
     resetPrompt: (n) => c('Settings', 'ResetPrompt', n),
     models_: () => c('Settings', 'Models'),

@@ -28,6 +28,7 @@ export interface DisplayItem {
   offline?: boolean // search results: no language model was reachable
   own_knowledge?: boolean // answered (in part) from the model's general knowledge
   no_evidence?: boolean // searched, nothing citable: the fixed not-enough-evidence answer
+  sent?: string // what this turn sent to a cloud model; its records are in the cloud ledger
 }
 
 export interface SessionRow {
@@ -389,4 +390,40 @@ export interface McpOverview {
   allow_private: boolean
   recent: McpCall[]
   cli_found: boolean
+}
+
+export interface LedgerSource {
+  key: string
+  title?: string
+}
+
+/** One request sent to a model service (backend/ledger.Record). */
+export interface LedgerRecord {
+  id: number
+  started: string
+  finished?: string
+  pid: number
+  process: string
+  purpose: string
+  provider: string
+  model: string
+  local: boolean
+  session?: string
+  sources?: LedgerSource[]
+  request_bytes: number
+  response_bytes: number
+  input_tokens?: number
+  output_tokens?: number
+  cost_usd?: number
+  outcome: 'sending' | 'ok' | 'cut off' | 'refused' | 'error' | 'cancelled' | 'incomplete'
+  error?: string
+  body?: string
+}
+
+export interface LedgerFilter {
+  session: string
+  source: string
+  provider: string
+  purpose: string
+  local: boolean
 }
