@@ -17,6 +17,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
@@ -43,9 +44,45 @@ func (l *Library) store() (*kb.Store, error) {
 	return eng.Store, nil
 }
 
+// DocumentRow is one line of the Library: the document, and how often its
+// text went to a cloud model (nil when never), from the cloud ledger.
+type DocumentRow struct {
+	kb.DocumentSummary
+	// Cited is the name the document is cited and recorded by in the
+	// ledger; the window filters the ledger with it.
+	Cited string       `json:"cited"`
+	Sent  *ledger.Sent `json:"sent,omitempty"`
+}
+
 // Documents lists documents of a kind (papers, notes, chat, all), narrowed
-// by a case-insensitive title/key filter.
-func (l *Library) Documents(kind, filter string) ([]kb.DocumentSummary, error) {
+// by a case-insensitive title/key filter, each with what the ledger says
+// was sent of it.
+func (l *Library) Documents(kind, filter string) ([]DocumentRow, error) {
+	docs, err := l.documents(kind, filter)
+	if err != nil {
+		return nil, err
+	}
+	cfg := l.core.cfg
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		return nil, err
+	}
+	sent, err := book.SentByDocument(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DocumentRow, 0, len(docs))
+	for _, d := range docs {
+		row := DocumentRow{DocumentSummary: d, Cited: kbtools.SummaryCiteName(d)}
+		if s, ok := sent[row.Cited]; ok {
+			row.Sent = &s
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 	s, err := l.store()
 	if err != nil {
 		return nil, err

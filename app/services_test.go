@@ -18,6 +18,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 )
 
@@ -438,5 +439,44 @@ func TestLibraryAddIsPrivateByResolvedPathOrChoice(t *testing.T) {
 	slices.Sort(got)
 	if strings.Join(got, ",") != "mine.md,secret.md" {
 		t.Fatalf("private documents %v (want the linked secret and the note marked private)", got)
+	}
+}
+
+// A Library row says how often its document went to a cloud model and
+// when last, from the ledger every process writes; requests to the local
+// model and other documents' requests do not count.
+func TestLibraryRowsSayWhatWasSentToTheCloud(t *testing.T) {
+	s, cfg := services(t)
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(local bool, keys ...string) {
+		r := ledger.Record{Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "claude-test", Local: local}
+		for _, k := range keys {
+			r.Sources = append(r.Sources, ledger.Source{Key: k})
+		}
+		id, err := book.Begin(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := book.Finish(id, ledger.Result{Outcome: ledger.OK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs, err := s.Library.Documents("notes", "")
+	if err != nil || len(docs) != 1 || docs[0].Sent != nil || docs[0].Cited != "garden/roses.md" {
+		t.Fatalf("before any request: %v %+v", err, docs)
+	}
+	send(false, "garden/roses.md", "arxiv:2401.00001")
+	send(false, "garden/roses.md")
+	send(true, "garden/roses.md")
+	send(false, "garden/other.md")
+	docs, err = s.Library.Documents("notes", "")
+	if err != nil || len(docs) != 1 || docs[0].Sent == nil {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	if got := docs[0].Sent; got.Times != 2 || time.Since(got.Last) > time.Minute {
+		t.Errorf("sent %+v, want twice, just now", got)
 	}
 }

@@ -91,6 +91,10 @@ export interface DocumentSummary {
   entity?: string
   event_date?: string
   tags?: string[]
+  /** The name the document is cited by, and recorded by in the cloud ledger. */
+  cited?: string
+  /** How often its text went to a cloud model; absent when never. */
+  sent?: { times: number; last: string }
 }
 
 export interface HitView {

@@ -1,0 +1,44 @@
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte'
+import { afterEach, describe, expect, it } from 'vitest'
+import Library from './Library.svelte'
+import { fakeBackend } from './fake'
+import type { DocumentSummary, LedgerFilter } from './types'
+
+afterEach(() => cleanup())
+
+const docs: DocumentSummary[] = [
+  { key: 'arxiv:2401.00001', cited: 'arxiv:2401.00001', doc_type: 'paper', visibility: 'public', source: 'arxiv:2401.00001', title: 'A paper', chunks: 12,
+    sent: { times: 3, last: '2026-12-05T10:00:00Z' } },
+  { key: 'garden/roses.md', cited: 'garden/roses.md', doc_type: 'note', visibility: 'public', source: 'local', file_path: 'garden/roses.md', title: 'roses', chunks: 1,
+    sent: { times: 1, last: '2026-12-04T09:00:00Z' } },
+  { key: 'private/diary.md', cited: 'private/diary.md', doc_type: 'note', visibility: 'private', source: 'local', file_path: 'private/diary.md', title: 'diary', chunks: 2 },
+]
+
+describe('Library: what was sent of a document', () => {
+  it('says how often each document went to the cloud and opens its requests', async () => {
+    const asked: LedgerFilter[] = []
+    const w = fakeBackend({
+      'Library.Documents': () => docs,
+      'Library.Status': () => ({ summary: 'keyword', chunks: 15 }),
+      'Library.Ops': () => [],
+      'Settings.Ledger': (f: LedgerFilter) => {
+        asked.push(f)
+        return [{ id: 9, started: '2026-12-05T10:00:00Z', pid: 1, process: 'jarvis', purpose: 'chat turn', provider: 'anthropic', model: 'claude-test',
+          local: false, request_bytes: 10, response_bytes: 5, outcome: 'ok', sources: [{ key: f.source, title: 'A paper' }] }]
+      },
+    })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    const rows = await screen.findAllByTestId('doc')
+    expect(rows).toHaveLength(3)
+    expect(within(rows[0]).getByTestId('doc-sent').textContent).toMatch(/sent to the cloud 3 times, last on .*2026/)
+    expect(within(rows[1]).getByTestId('doc-sent').textContent).toContain('sent to the cloud once')
+    expect(within(rows[2]).queryByTestId('doc-sent')).toBeNull()
+
+    await fireEvent.click(within(rows[0]).getByTestId('doc-sent'))
+    const dialog = await screen.findByTestId('doc-sent-dialog')
+    expect(dialog.textContent).toContain('What was sent of A paper')
+    await waitFor(() => expect(within(dialog).getAllByTestId('ledger-row')).toHaveLength(1))
+    expect(asked.at(-1)?.source).toBe('arxiv:2401.00001')
+    expect((within(dialog).getByTestId('ledger-source') as HTMLInputElement).value).toBe('arxiv:2401.00001')
+  })
+})
