@@ -60,6 +60,10 @@ type SessionView struct {
 	Display []DisplayView `json:"display"`
 	// Pending is a question a crash left unanswered (no turn runs for it).
 	Pending string `json:"pending"`
+	// Cloud: the model runs elsewhere, so what it is sent leaves the
+	// machine; AsksBeforeSending: found passages wait for the user first.
+	Cloud             bool `json:"cloud"`
+	AsksBeforeSending bool `json:"asksBeforeSending"`
 }
 
 // ModelCost is one model's share of a session's reported spend.
@@ -96,6 +100,8 @@ func (c *Chat) view(s *chat.Session) SessionView {
 	if !v.Busy {
 		v.Pending = s.Pending
 	}
+	v.Cloud = llm.IsCloud(s.ModelSpec())
+	v.AsksBeforeSending = c.core.agent().Runner.Asks(s)
 	return v
 }
 
@@ -256,6 +262,22 @@ func (c *Chat) Stop(id string) bool { return c.core.agent().Runner.Stop(id) }
 // Confirm answers a confirmation by its token.
 func (c *Chat) Confirm(token string, yes bool) error {
 	return c.core.agent().Confirm.Answer(token, yes)
+}
+
+// Review answers a review of what a cloud model would be sent: send it
+// (withholding the passages at those indexes) or cancel the turn.
+func (c *Chat) Review(token string, send bool, withhold []int) error {
+	return c.core.agent().Confirm.Decide(token, chat.Decision{Send: send, Withhold: withhold})
+}
+
+// SetAskBeforeSending switches, for this session, whether found passages
+// wait for the user before a cloud model gets them.
+func (c *Chat) SetAskBeforeSending(id string, on bool) (SessionView, error) {
+	s, err := c.mutate(id, func(s *chat.Session) error {
+		s.SetAsks(on)
+		return c.saveIfStarted(s)
+	})
+	return c.viewOr(s, err)
 }
 
 // NeedsCompaction says whether the next turn will compact first.

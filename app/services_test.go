@@ -480,3 +480,34 @@ func TestLibraryRowsSayWhatWasSentToTheCloud(t *testing.T) {
 		t.Errorf("sent %+v, want twice, just now", got)
 	}
 }
+
+// Ask-before-sending is a Settings default written to config.toml and a
+// per-session switch; the session view says what applies, and only a
+// cloud session asks.
+func TestAskBeforeSendingDefaultAndSessionSwitch(t *testing.T) {
+	s, cfg := services(t, func(c *config.Config) { c.Anthropic.APIKey = "sk-ant-test-0000" })
+	if s.Settings.AskBeforeSending() {
+		t.Fatal("on by default")
+	}
+	if err := s.Settings.SetAskBeforeSending(true); err != nil {
+		t.Fatal(err)
+	}
+	file, _ := os.ReadFile(filepath.Join(cfg.Home, "config.toml"))
+	if !strings.Contains(string(file), "ask_before_sending = true") || !strings.Contains(string(file), "# my settings") {
+		t.Fatalf("config.toml:\n%s", file)
+	}
+	cloud, err := s.Chat.New("anthropic:claude-test", false)
+	if err != nil || !cloud.Cloud || !cloud.AsksBeforeSending {
+		t.Fatalf("%v %+v", err, cloud)
+	}
+	if cloud, err = s.Chat.SetAskBeforeSending(cloud.ID, false); err != nil || cloud.AsksBeforeSending {
+		t.Fatalf("switched off: %v %+v", err, cloud)
+	}
+	local, err := s.Chat.New("ollama:llama3.2", false)
+	if err != nil || local.Cloud || local.AsksBeforeSending {
+		t.Fatalf("a local session: %v %+v", err, local)
+	}
+	if err := s.Chat.Review("nope", true, nil); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("an unknown review token: %v", err)
+	}
+}

@@ -187,6 +187,26 @@ func (s *Settings) SetMCPAllowPrivate(on bool) error {
 	return nil
 }
 
+// AskBeforeSending reads [ledger] ask_before_sending: the default of new
+// and unswitched sessions.
+func (s *Settings) AskBeforeSending() bool {
+	s.core.turns.Lock()
+	defer s.core.turns.Unlock()
+	return s.core.cfg.Ledger.AskBeforeSending
+}
+
+// SetAskBeforeSending writes [ledger] ask_before_sending; sessions that
+// were not switched on their own follow it from their next tool result.
+func (s *Settings) SetAskBeforeSending(on bool) error {
+	s.core.turns.Lock()
+	defer s.core.turns.Unlock()
+	if err := config.SetIn(s.core.cfg.Home, "ledger", "ask_before_sending", on); err != nil {
+		return err
+	}
+	s.core.cfg.Ledger.AskBeforeSending = on
+	return nil
+}
+
 // LedgerFilter narrows the "Sent to the cloud" list; empty fields match
 // everything.
 type LedgerFilter struct {

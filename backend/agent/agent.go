@@ -134,6 +134,9 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		CompactKeep:  cfg.Chat.CompactKeepExchanges,
 		History:      history,
 		Offline:      offline,
+		Confirm:      a.Confirm,
+		// Read at each tool result: Settings may switch it while a window runs.
+		AskBeforeSending: func() bool { return cfg.Ledger.AskBeforeSending },
 	}
 	return a, nil
 }

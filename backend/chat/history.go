@@ -127,7 +127,7 @@ func HistoryTool(k *KB) Tool {
 			for i := range chunks {
 				chunks[i].Content = excerpt(chunks[i].Content, historyExcerptChars)
 			}
-			text := renderChunks(fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
+			text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d earlier exchanges for %q:", len(chunks), q), chunks)
 			return withCaveat(text, s), fmt.Sprintf("searched chat history %q: %d results", q, len(chunks)), nil
 		},
 	}

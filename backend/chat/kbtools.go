@@ -55,23 +55,31 @@ func intArg(args map[string]any, key string, def int) int {
 }
 
 // renderChunks wraps chunks in the retrieved-data markers, each with its
-// citation label and identifying fields.
-func renderChunks(header string, chunks []kb.Chunk) string {
+// citation label and identifying fields. Each chunk's block is offered to
+// the turn's ledger as a passage, for ask-before-sending.
+func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 	var b strings.Builder
 	b.WriteString(header + "\n" + BeginData + "\n")
 	for i, c := range chunks {
+		var p strings.Builder
 		m := c.Meta
-		fmt.Fprintf(&b, "--- %d. %s %s", i+1, kbtools.CiteLabel(m), m.Title)
+		fmt.Fprintf(&p, "--- %d. %s %s", i+1, kbtools.CiteLabel(m), m.Title)
 		if m.Section != "" {
-			fmt.Fprintf(&b, " — %s", m.Section)
+			fmt.Fprintf(&p, " — %s", m.Section)
 		}
 		if m.AnnotationKind != "" {
-			fmt.Fprintf(&b, " (%s)", m.AnnotationKind)
+			fmt.Fprintf(&p, " (%s)", m.AnnotationKind)
 		}
 		if id := kbtools.Identity(m); id != "" {
-			b.WriteString("\n" + id)
+			p.WriteString("\n" + id)
 		}
-		b.WriteString("\n" + c.Content + "\n")
+		p.WriteString("\n" + c.Content + "\n")
+		title := m.Title
+		if m.Section != "" {
+			title += " — " + m.Section
+		}
+		l.offer(Passage{Title: title, Source: kbtools.CiteName(m), Text: p.String()})
+		b.WriteString(p.String())
 	}
 	b.WriteString(EndData)
 	return b.String()
@@ -256,7 +264,7 @@ func (k *KB) searchKB(ctx context.Context, s *Session, args map[string]any) (str
 	if len(found.Chunks) == 0 {
 		return withCaveat("No matches in the knowledge base for: "+q+"\n"+note, s), "search: no matches", nil
 	}
-	text := renderChunks(fmt.Sprintf("%d results for %q (%s):", len(found.Chunks), q, note), found.Chunks)
+	text := renderChunks(LedgerFrom(ctx), fmt.Sprintf("%d results for %q (%s):", len(found.Chunks), q, note), found.Chunks)
 	return withCaveat(text, s), fmt.Sprintf("searched %q: %d results", q, len(found.Chunks)), nil
 }
 
@@ -287,7 +295,7 @@ func (k *KB) getDocument(ctx context.Context, s *Session, args map[string]any) (
 		return "", "", err
 	}
 	header := fmt.Sprintf("%s — page %d of %d (%d chunks in all):", p.Title, p.Page, p.Pages, p.Total)
-	return renderChunks(header, p.Chunks), fmt.Sprintf("read %s (page %d/%d)", source, p.Page, p.Pages), nil
+	return renderChunks(LedgerFrom(ctx), header, p.Chunks), fmt.Sprintf("read %s (page %d/%d)", source, p.Page, p.Pages), nil
 }
 
 func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
@@ -369,6 +377,7 @@ func (k *KB) readFile(ctx context.Context, s *Session, args map[string]any) (str
 	if err != nil {
 		return "", "", err
 	}
+	LedgerFrom(ctx).offer(Passage{Title: n.Path, Source: n.Path, Text: n.Text})
 	return fmt.Sprintf("%s [source: %s]\n%s\n%s\n%s", n.Path, n.Path, BeginData, n.Text, EndData), "read " + n.Path, nil
 }
 

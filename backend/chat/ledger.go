@@ -21,6 +21,7 @@ type Ledger struct {
 	Withheld int
 	private  bool
 	emit     func(Event)
+	offered  []Passage // what tool results are made of, for ask-before-sending
 }
 
 type ledgerKey struct{}

@@ -15,6 +15,7 @@ import (
 const (
 	EventTool    = "tool"    // a tool ran: short summary
 	EventConfirm = "confirm" // a human decision is needed (token in Data)
+	EventReview  = "review"  // passages wait for the human before a cloud model gets them (token, passages in Data)
 	EventStatus  = "status"  // thinking / compacting
 	EventReply   = "reply"   // the final answer
 	EventStopped = "stopped" // the user stopped the turn; nothing was kept
@@ -55,6 +56,10 @@ type Runner struct {
 	// Offline answers a question by search alone when the model cannot be
 	// reached (nil: the turn fails with the reason instead).
 	Offline func(ctx context.Context, s *Session, question string, l *Ledger, reason string) (string, error)
+	// Confirm carries the human's answers to reviews; AskBeforeSending is
+	// ledger.ask_before_sending, read at each tool result (see review.go).
+	Confirm          *Confirmations
+	AskBeforeSending func() bool
 
 	mu    gosync.Mutex
 	turns map[string]*turn
@@ -244,6 +249,7 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 				// A tool's result goes to the model and into the transcript:
 				// no secret (an error echoing a key, say) may ride along.
 				t.calledTool(call.Name)
+				mark := t.ledger.offeredCount()
 				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
 					if d, ok := e.Data.(map[string]any); ok {
 						if msg, ok := d["error"].(string); ok {
@@ -252,6 +258,9 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 					}
 					t.send(e.Kind, r.redact(e.Text), e.Data)
 				})
+				if err == nil && !out.IsError && reviewedTools[call.Name] && r.Asks(s) {
+					out, err = r.review(ctx, t, s, call.Name, out, t.ledger.offeredSince(mark))
+				}
 				out.Content = r.redact(out.Content)
 				r.logTool(s, call, out, err)
 				return out, err

@@ -110,6 +110,9 @@ type Session struct {
 	// is called and cleared when the turn ends. Found set on a session no
 	// turn is running for, it is a question a crash left unanswered.
 	Pending string `json:"pending,omitempty"`
+	// AskBeforeSending is this session's own switch for reviewing what a
+	// cloud model is sent (nil: the ledger.ask_before_sending default).
+	AskBeforeSending *bool `json:"ask_before_sending,omitempty"`
 }
 
 // ModelSpec recombines provider and model.

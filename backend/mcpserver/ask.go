@@ -100,9 +100,10 @@ func (c *conn) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mc
 		case chat.EventDelta:
 		case chat.EventTool, chat.EventStatus:
 			step(c.redact(e.Text))
-		case chat.EventConfirm:
+		case chat.EventConfirm, chat.EventReview:
 			// Nobody at this end can confirm: a removal the model asks
-			// for is declined, so no MCP call deletes anything.
+			// for is declined, so no MCP call deletes anything (and a
+			// review, which public-only sessions never ask, sends nothing).
 			if token, _ := e.Data.(map[string]any)["token"].(string); token != "" {
 				_ = c.a.Confirm.Answer(token, false) // the token is the runner's own, just issued
 			}

@@ -21,6 +21,7 @@ describe('Settings → Sent to the cloud', () => {
   it('lists the records, opens one with its body and documents, and filters by a document', async () => {
     const asked: LedgerFilter[] = []
     const w = fakeBackend({
+      'Settings.AskBeforeSending': () => false,
       'Settings.Ledger': (f: LedgerFilter) => {
         asked.push(f)
         return f.source ? records.filter((r) => r.sources?.some((s) => s.key === f.source)) : records
@@ -51,7 +52,7 @@ describe('Settings → Sent to the cloud', () => {
   })
 
   it('says an incomplete request may have arrived, and that nothing matched', async () => {
-    const w = fakeBackend({ 'Settings.Ledger': (f: LedgerFilter) => (f.session ? [] : [records[1]]) })
+    const w = fakeBackend({ 'Settings.AskBeforeSending': () => false, 'Settings.Ledger': (f: LedgerFilter) => (f.session ? [] : [records[1]]) })
     render(CloudLedger, { props: { backend: w.backend } })
     const row = await screen.findByTestId('ledger-row')
     await fireEvent.click(row.querySelector('button.row')!)

@@ -114,6 +114,10 @@ export interface Backend {
   replay(id: string): Promise<T.TurnInFlight | null>
   stop(id: string): Promise<boolean>
   confirm(token: string, yes: boolean): Promise<void>
+  review(token: string, send: boolean, withhold: number[]): Promise<void>
+  setAskBeforeSending(id: string, on: boolean): Promise<T.SessionView>
+  askBeforeSendingDefault(): Promise<boolean>
+  setAskBeforeSendingDefault(on: boolean): Promise<void>
   rename(id: string, title: string): Promise<T.SessionView>
   setPinned(id: string, pinned: boolean): Promise<T.SessionView>
   setModel(id: string, spec: string): Promise<T.SessionView>
@@ -230,6 +234,10 @@ export function backendOver(t: Transport): Backend {
     setPinned: (id, p) => c('Chat', 'SetPinned', id, p),
     setModel: (id, spec) => c('Chat', 'SetModel', id, spec),
     setKBOnly: (id, on) => c('Chat', 'SetKBOnly', id, on),
+    review: (token, send, withhold) => c('Chat', 'Review', token, send, withhold),
+    setAskBeforeSending: (id, on) => c('Chat', 'SetAskBeforeSending', id, on),
+    askBeforeSendingDefault: () => c('Settings', 'AskBeforeSending'),
+    setAskBeforeSendingDefault: (on) => c('Settings', 'SetAskBeforeSending', on),
     deleteSession: (id) => c('Chat', 'Delete', id),
     models: (current) => c('Chat', 'Models', current),
     documents: (kind, filter) => c('Library', 'Documents', kind, filter),

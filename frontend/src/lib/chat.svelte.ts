@@ -5,7 +5,7 @@
 import type { Backend } from './backend'
 import { notices } from './notices.svelte'
 import { loadJSON, saveJSON } from './persist'
-import type { ChatEvent, Citation, SessionRow, SessionView, SourceView } from './types'
+import type { ChatEvent, Citation, Passage, SessionRow, SessionView, SourceView } from './types'
 
 export interface ToolLine {
   text: string
@@ -17,11 +17,19 @@ export interface Confirmation {
   text: string
 }
 
+/** Passages waiting for the user before a cloud model gets them. */
+export interface Review {
+  token: string
+  text: string
+  passages: Passage[]
+}
+
 export interface Turn {
   question: string
   tools: ToolLine[]
   status: string
   confirms: Confirmation[]
+  reviews: Review[]
   live: string // reply text streaming in
   lastSeq: number
 }
@@ -107,7 +115,7 @@ export class ChatState {
   async resync(id: string) {
     const r = await this.backend.replay(id)
     if (!r || this.turns[id]) return
-    this.turns[id] = { question: r.question, tools: [], status: 'thinking', confirms: [], live: '', lastSeq: 0 }
+    this.turns[id] = { question: r.question, tools: [], status: 'thinking', confirms: [], reviews: [], live: '', lastSeq: 0 }
     for (const e of r.events) this.onEvent(e)
   }
 
@@ -122,7 +130,7 @@ export class ChatState {
   async send(text: string, id = this.activeId, via = (sid: string, m: string) => this.backend.send(sid, m)) {
     const message = text.trim()
     if (!id || !message || this.turns[id]) return
-    this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
+    this.turns[id] = { question: message, tools: [], status: 'sending', confirms: [], reviews: [], live: '', lastSeq: 0 }
     this.setInput(id, '')
     try {
       await via(id, message)
@@ -138,7 +146,7 @@ export class ChatState {
   async continueReply() {
     const id = this.activeId
     if (!id || this.turns[id]) return
-    this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], live: '', lastSeq: 0 }
+    this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], reviews: [], live: '', lastSeq: 0 }
     try {
       await this.backend.continueReply(id)
     } catch (e) {
@@ -171,6 +179,16 @@ export class ChatState {
     }
   }
 
+  /** Answers a review: send (withholding those passages) or cancel the turn. */
+  async review(token: string, send: boolean, withhold: number[] = []) {
+    for (const t of Object.values(this.turns)) t.reviews = t.reviews.filter((r) => r.token !== token)
+    try {
+      await this.backend.review(token, send, withhold)
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
   onEvent(e: ChatEvent) {
     const t = this.turns[e.session_id]
     if (!t || e.seq <= t.lastSeq) return
@@ -188,6 +206,9 @@ export class ChatState {
         break
       case 'confirm':
         t.confirms.push({ token: String(e.data?.token ?? ''), text: e.text })
+        break
+      case 'review':
+        t.reviews.push({ token: String(e.data?.token ?? ''), text: e.text, passages: (e.data?.passages as Passage[]) ?? [] })
         break
       case 'reply':
       case 'error':
@@ -252,6 +273,16 @@ export class ChatState {
     try {
       this.views[id] = await this.backend.setModel(id, spec)
       await this.refresh()
+    } catch (e) {
+      this.fail(e)
+    }
+  }
+
+  async setAskBeforeSending(on: boolean) {
+    const id = this.activeId
+    if (!id) return
+    try {
+      this.views[id] = await this.backend.setAskBeforeSending(id, on)
     } catch (e) {
       this.fail(e)
     }

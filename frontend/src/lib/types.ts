@@ -57,12 +57,24 @@ export interface SessionView {
   cost?: ModelCost[]
   /** A question a crash left unanswered. */
   pending?: string
+  /** The model runs elsewhere: what it is sent leaves the machine. */
+  cloud?: boolean
+  /** Found passages wait for the user before the cloud model gets them. */
+  asksBeforeSending?: boolean
+}
+
+/** One piece of knowledge-base text a cloud model would be sent. */
+export interface Passage {
+  title: string
+  source?: string
+  text: string
+  bytes: number
 }
 
 export interface ChatEvent {
   session_id: string
   seq: number
-  kind: 'tool' | 'confirm' | 'status' | 'reply' | 'stopped' | 'error' | 'delta'
+  kind: 'tool' | 'confirm' | 'review' | 'status' | 'reply' | 'stopped' | 'error' | 'delta'
   text: string
   data?: Record<string, unknown>
 }

@@ -103,6 +103,10 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		}
 		s.SwitchModel(spec)
 	}
+	if runner.Asks(s) && !io.Terminal {
+		return errs.WithHint(errs.New(errs.Invalid, "ask", "ask before sending is on for this session, and there is no terminal to ask on (stdin is not a terminal)"),
+			"run it in a terminal to review what would be sent, or set ledger.ask_before_sending = false (the window can switch it per session)")
+	}
 	var final chat.Event
 	in := bufio.NewReader(io.In)
 	// The answer streams to stderr as it is written; stdout gets only the
@@ -132,6 +136,13 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 			answer, _ := in.ReadString('\n') // EOF or a read error is no answer: "no"
 			yes := strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
 			if err := confirms.Answer(token, yes); err != nil {
+				fmt.Fprintf(io.Err, "· %v\n", err)
+			}
+		case chat.EventReview:
+			data, _ := e.Data.(map[string]any)
+			token, _ := data["token"].(string)
+			passages, _ := data["passages"].([]chat.Passage)
+			if err := confirms.Decide(token, reviewOnTerminal(io, in, e.Text, passages)); err != nil {
 				fmt.Fprintf(io.Err, "· %v\n", err)
 			}
 		default:

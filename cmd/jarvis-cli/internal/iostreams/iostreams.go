@@ -18,12 +18,15 @@ type IO struct {
 	// Color: Out is a terminal that shows bold text (not NO_COLOR, not a
 	// dumb terminal), so search matches can be marked.
 	Color bool
+	// Terminal: In is a terminal a person types on, so the command may ask
+	// them (ask-before-sending); piped input never answers a question.
+	Terminal bool
 }
 
 // System returns the process's streams.
 func System() *IO {
 	color := term.IsTerminal(int(os.Stdout.Fd())) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: color}
+	return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: color, Terminal: term.IsTerminal(int(os.Stdin.Fd()))}
 }
 
 // Test returns streams backed by buffers.
