@@ -176,7 +176,7 @@ func Open(dir string, keepDays int) (*Ledger, error) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=secure_delete(1)&_txlock=immediate")
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
@@ -403,7 +403,8 @@ func (l *Ledger) SentByDocument(ctx context.Context) (map[string]Sent, error) {
 
 // Prune drops the bodies of records older than keepDays (all of them when
 // keepDays is 0); the records themselves stay. It returns how many bodies
-// went.
+// went. Dropped text is overwritten (secure_delete) and the file shrinks
+// (VACUUM): a body past its days is gone from the disk, not only from view.
 func (l *Ledger) Prune(ctx context.Context, keepDays int) (int64, error) {
 	cut := l.now().AddDate(0, 0, -keepDays).UnixMilli()
 	if keepDays <= 0 {
@@ -414,6 +415,11 @@ func (l *Ledger) Prune(ctx context.Context, keepDays int) (int64, error) {
 		return 0, errs.Wrap(errs.Internal, "ledger.prune", err)
 	}
 	n, _ := res.RowsAffected() // the driver always reports it
+	if n > 0 {
+		if _, err := l.db.ExecContext(ctx, `VACUUM`); err != nil {
+			return n, errs.Wrap(errs.Internal, "ledger.prune", err)
+		}
+	}
 	return n, nil
 }
 

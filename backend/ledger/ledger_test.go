@@ -178,3 +178,35 @@ func TestAKilledProcessLeavesItsRecordIncomplete(t *testing.T) {
 		t.Fatalf("after the kill: %+v", rs)
 	}
 }
+
+// A pruned body is gone from the disk, not only from the list: the file
+// (with its WAL) holds none of its bytes afterwards and shrinks.
+func TestPrunedBodiesLeaveNoBytesOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, 30)
+	ctx := context.Background()
+	marker := "prunedpassagemarker"
+	for i := 0; i < 50; i++ {
+		begin(t, l, ledger.Record{Started: time.Now().AddDate(0, 0, -40), Provider: "anthropic", Body: strings.Repeat(marker+" ", 2000)})
+	}
+	size := func() (n int64, text string) {
+		for _, name := range []string{ledger.FileName, ledger.FileName + "-wal"} {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			n += int64(len(b))
+			text += string(b)
+		}
+		return n, text
+	}
+	before, _ := size()
+	if n, err := l.Prune(ctx, 30); err != nil || n != 50 {
+		t.Fatalf("pruned %d, %v", n, err)
+	}
+	l.Close()
+	after, text := size()
+	if strings.Contains(text, marker) {
+		t.Error("a pruned body's text is still in the ledger's files")
+	}
+	if after*4 > before {
+		t.Errorf("the ledger kept its size: %d bytes before, %d after", before, after)
+	}
+}
