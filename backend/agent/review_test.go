@@ -15,7 +15,13 @@ import (
 // its review with decide; it returns the passages shown and the events.
 func reviewTurn(t *testing.T, w *world, s *chat.Session, decide func([]chat.Passage) chat.Decision) ([]chat.Passage, []chat.Event) {
 	t.Helper()
-	w.cloud.expect(&call{Tool: "search_kb", Args: map[string]any{"query": "tomato plants full sun"}})
+	return reviewCall(t, w, s, &call{Tool: "search_kb", Args: map[string]any{"query": "tomato plants full sun"}}, decide)
+}
+
+// reviewCall is reviewTurn with the tool call c.
+func reviewCall(t *testing.T, w *world, s *chat.Session, c *call, decide func([]chat.Passage) chat.Decision) ([]chat.Passage, []chat.Event) {
+	t.Helper()
+	w.cloud.expect(c)
 	var shown []chat.Passage
 	var events []chat.Event
 	done, err := w.ag.Runner.Start(context.Background(), s, "how do tomatoes grow?", func(e chat.Event) {
@@ -132,5 +138,27 @@ func TestAskBeforeSendingIsSwitchedPerSession(t *testing.T) {
 	back, err := w.ag.Sessions.Load(on.ID)
 	if err != nil || !back.Asks(false) {
 		t.Fatalf("the session's switch was not kept: %v", err)
+	}
+}
+
+// A draft holds the user's own writing (often seeded from a note): what
+// read_draft returns is reviewed like a search result, and withholding it
+// keeps all of it from the cloud model.
+func TestAskBeforeSendingReviewsADraftBeforeItIsSent(t *testing.T) {
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	w.cfg.Ledger.AskBeforeSending = true
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	shown, events := reviewCall(t, w, s, &call{Tool: "read_draft", Args: map[string]any{"draft_id": w.ids["{PUBDRAFT}"]}},
+		func(ps []chat.Passage) chat.Decision { return chat.Decision{Send: true, Withhold: []int{0}} })
+	if len(shown) != 1 || !strings.Contains(shown[0].Text, "Beds and paths on the allotment") {
+		t.Fatalf("the review did not show the draft: %+v", shown)
+	}
+	bodies := w.cloud.seen()
+	if len(bodies) != 2 || bytes.Contains(bodies[1], []byte("Beds and paths")) || !bytes.Contains(bodies[1], []byte(chat.WithheldPassage)) {
+		t.Fatalf("the withheld draft reached the cloud model (%d requests):\n%s", len(bodies), bodies[len(bodies)-1])
+	}
+	if e := events[len(events)-1]; e.Kind != chat.EventReply {
+		t.Fatalf("the turn ended with %s %q", e.Kind, e.Text)
 	}
 }

@@ -29,12 +29,14 @@ const WithheldPassage = "[passage withheld by the user]"
 // withheldNotice tells the model that text is missing on purpose.
 const withheldNotice = "Note: the user withheld %d of the passages above from you; their text is not here. Do not guess what they said, and say in your answer that part of the material was withheld."
 
-// reviewedTools are the tools whose results carry knowledge-base text.
-// Those that mark out passages (search_kb, get_document, read_file) are
-// reviewed passage by passage, the others as one piece.
+// reviewedTools are the tools whose results carry knowledge-base text or
+// the user's own writing (a draft, often seeded from a note). Those that
+// mark out passages (search_kb, get_document, read_file) are reviewed
+// passage by passage, the others as one piece.
 var reviewedTools = map[string]bool{
 	"search_kb": true, "get_document": true, "read_file": true,
 	"list_documents": true, "query_records": true, "search_chat_history": true,
+	"read_draft": true,
 }
 
 // Decision is the user's answer to a review: send (with the passages at

@@ -14,6 +14,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 )
 
 // paperServers are loopback arXiv (Atom API and PDFs), bioRxiv (details
@@ -120,6 +121,22 @@ func TestKBAddArxivAndDOIURLs(t *testing.T) {
 	}
 	if figs == 0 || captions.Load() == 0 || len(again) <= len(first) || pdfs.Load() != 2 {
 		t.Fatalf("figures %d, captions %d, chunks %d -> %d, PDFs fetched %d", figs, captions.Load(), len(first), len(again), pdfs.Load())
+	}
+	// Each caption request is one ledger record naming the paper (local:
+	// the demo's model is Ollama).
+	book, err := ledger.Open(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := book.List(context.Background(), ledger.Filter{Purpose: ledger.PurposeCaption})
+	book.Close()
+	if err != nil || len(recs) != int(captions.Load()) {
+		t.Fatalf("%d caption records for %d caption requests (%v)", len(recs), captions.Load(), err)
+	}
+	for _, r := range recs {
+		if !r.Local || r.Provider != "ollama" || len(r.Sources) != 1 || r.Sources[0].Key != source || r.Body != "" {
+			t.Errorf("caption record: %+v", r)
+		}
 	}
 
 	// bioRxiv: no PDF for programs, so a summary of the newest abstract.
