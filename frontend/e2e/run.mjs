@@ -712,6 +712,27 @@ await test('the sync panel reads the status file', async () => {
   await a11y('sync')
 })
 
+await test('settings: "Sent to the cloud" lists the requests the chats made (local ones on request), opens one, and writes the ask-before-sending default', async () => {
+  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('heading', { name: 'Sent to the cloud' }).waitFor()
+  // The demo's model is a local Ollama: nothing went to the cloud.
+  await expectText(page.getByTestId('ledger-empty'), /Nothing matches/)
+  await page.getByLabel('Local too').check()
+  const row = page.getByTestId('ledger-row').first()
+  await expectText(row, /chat turn.*ollama:demo \(local\)/)
+  await row.locator('button.row').click()
+  await expectText(page.getByTestId('ledger-detail'), /From jarvis-bridge|From jarvis/)
+  await expectText(page.getByTestId('ledger-detail'), /recorded without their body/)
+  await a11y('sent to the cloud')
+  await shoot('ledger')
+  const box = page.getByTestId('ask-default')
+  await box.check()
+  for (let i = 0; i < 50 && !(await call('Settings', 'AskBeforeSending')); i++) await page.waitForTimeout(100)
+  check(await call('Settings', 'AskBeforeSending'), 'the ask-before-sending default was not written')
+  await box.uncheck()
+  await page.getByLabel('Local too').uncheck()
+})
+
 await test('the library view, in both colour schemes', async () => {
   await page.getByRole('button', { name: 'Library' }).click()
   await page.getByRole('button', { name: 'Papers' }).click()
