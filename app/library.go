@@ -143,7 +143,7 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 	marks := analysis.NewHighlighter(query)
 	for _, h := range res.Hits {
 		m := h.Chunk.Meta
-		cit := chat.Citation{Source: m.Source, Title: m.Title, Page: m.Page, ChunkID: h.Chunk.ID, FilePath: m.FilePath}
+		cit := kbtools.CitationOf(h.Chunk)
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content,
 			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score})
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jarvis-kb/jarvis/backend/autostart"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -69,6 +70,39 @@ func (s *Setup) SetVault(path string) (string, error) {
 		}
 	}
 	return id, err
+}
+
+// SetZotero makes path (the folder holding zotero.sqlite) the Zotero
+// library and reads it at once; it returns the sync operation's id. While
+// the window is open it is then kept in step every minute.
+func (s *Setup) SetZotero(path string) (string, error) {
+	if err := s.core.change("setup.SetZotero", false, func() error { return setup.SetZotero(s.core.cfg, path) }); err != nil {
+		return "", err
+	}
+	return s.SyncZotero()
+}
+
+// SyncZotero reads the chosen Zotero library now, as an operation with
+// progress; it returns the operation's id.
+func (s *Setup) SyncZotero() (string, error) {
+	eng := s.core.agent().Engine
+	if eng == nil {
+		return "", s.core.noStore("setup.SyncZotero")
+	}
+	z := eng.ZoteroSync()
+	if z == nil {
+		return "", errs.WithHint(errs.New(errs.Invalid, "setup.SyncZotero", "no Zotero library is chosen"), "choose the folder that holds zotero.sqlite")
+	}
+	return s.core.ops.Start("zotero", "Reading the Zotero library", func(ctx context.Context, report ops.Report) (string, error) {
+		z.Progress = func(done, total int) { report("reading items", done, total) }
+		res, err := z.Sync(ctx)
+		defer s.core.emitStatus()
+		if err != nil {
+			return "", err
+		}
+		s.core.bg.kick() // their vectors are pending
+		return fmt.Sprintf("%d items: %d added, %d updated, %d deleted, %d warnings", res.Items, res.Added, res.Updated, res.Deleted, len(res.Warnings)), nil
+	}), nil
 }
 
 // AutostartState is the "keep syncing after I log in" setting: "on",

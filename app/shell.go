@@ -5,8 +5,10 @@ package app
 
 import (
 	"runtime"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/reveal"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/backend/version"
@@ -59,6 +61,29 @@ func (s *Shell) Info() AppInfo {
 // Obsidian reports whether vault-note citations can open in Obsidian here.
 func (s *Shell) Obsidian() bool {
 	return s.cfg != nil && s.cfg.Vault.Path != "" && vault.ObsidianInstalled(nil, nil)
+}
+
+// Zotero reports whether citations of Zotero items can open in Zotero
+// here (a zotero command or a zotero:// link handler).
+func (s *Shell) Zotero() bool {
+	return reveal.Installed("zotero", "zotero", nil, nil)
+}
+
+// OpenInZotero opens a citation's zotero:// link (the item, or the PDF in
+// Zotero's reader at the cited page and annotation); the window falls
+// back to its own viewer when Zotero is not installed.
+func (s *Shell) OpenInZotero(link string) error {
+	if !strings.HasPrefix(link, "zotero://") {
+		return errs.New(errs.Invalid, "shell", "%q is not a Zotero link", link)
+	}
+	argv, err := reveal.URLCommand(runtime.GOOS, link)
+	if err != nil {
+		return err
+	}
+	if s.core == nil {
+		return reveal.Start(argv)
+	}
+	return s.core.launch(argv)
 }
 
 // OpenInObsidian opens a cited vault note (vault-relative path) in

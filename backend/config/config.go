@@ -32,6 +32,7 @@ type Config struct {
 	Drafts     Drafts              `toml:"drafts"`
 	MCP        MCP                 `toml:"mcp"`
 	Ledger     Ledger              `toml:"ledger"`
+	Zotero     Zotero              `toml:"zotero"`
 
 	// Home is the Jarvis data directory (~/.jarvis, or $JARVIS_HOME).
 	Home string `toml:"-"`
@@ -139,6 +140,13 @@ type Ledger struct {
 	// AskBeforeSending shows the passages a cloud request would carry and
 	// waits for the user's go-ahead.
 	AskBeforeSending bool `toml:"ask_before_sending"`
+}
+
+// Zotero points at a Zotero data directory (the folder holding
+// zotero.sqlite and storage/). Empty: no Zotero library is read, until the
+// user chooses one (jarvis-cli kb index-zotero --dir, or the setup panel).
+type Zotero struct {
+	DataDir string `toml:"data_dir"`
 }
 
 // Sync configures the background scheduler's periodic jobs.

@@ -128,7 +128,7 @@ func normaliseOllamaHost(v string) string {
 func expandPaths(c *Config) {
 	for _, p := range []*string{
 		&c.Digest.OutputDir, &c.RAG.Dir, &c.RAG.ModelsDir, &c.Vault.Path,
-		&c.Sync.PDFWatchDir, &c.Drafts.Dir,
+		&c.Sync.PDFWatchDir, &c.Drafts.Dir, &c.Zotero.DataDir,
 	} {
 		*p = expandPath(*p, c.Home)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"path"
@@ -170,5 +171,6 @@ func (c *Config) Summary() []string {
 		fmt.Sprintf("knowledge base: %s (embed %s, rerank %q, hybrid %v)", c.RAG.Dir, c.RAG.EmbedModel, c.RAG.RerankModel, c.RAG.Hybrid),
 		fmt.Sprintf("digest: enabled=%v", c.Digest.Enabled),
 		fmt.Sprintf("drafts: %s (retention %d days)", c.Drafts.Dir, c.Drafts.RetentionDays),
+		fmt.Sprintf("zotero: %s", cmp.Or(c.Zotero.DataDir, "not chosen")),
 	}
 }

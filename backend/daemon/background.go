@@ -7,6 +7,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/backend/vaultwatch"
 )
@@ -74,17 +75,38 @@ func (b *Background) Start() {
 
 // Run runs until ctx ends (Start first).
 func (b *Background) Run(ctx context.Context) {
-	done := make(chan struct{})
+	var wg gosync.WaitGroup
 	if b.Watch {
+		wg.Add(2)
 		go func() {
-			defer close(done)
+			defer wg.Done()
 			b.watch(ctx)
 		}()
-	} else {
-		close(done)
+		go func() {
+			defer wg.Done()
+			b.zotero(ctx)
+		}()
 	}
 	b.backfill(ctx)
-	<-done
+	wg.Wait()
+}
+
+// zotero keeps the chosen Zotero library in step while the window is open,
+// as the watcher does the vault; when the tray's scheduler runs, its
+// zotero_sync job does it instead.
+func (b *Background) zotero(ctx context.Context) {
+	for {
+		if b.Svc.Cfg.Zotero.DataDir != "" && (b.YieldTo == nil || !b.YieldTo()) {
+			if err := b.Svc.SyncZotero(ctx); err != nil && ctx.Err() == nil {
+				b.Svc.logf("zotero_sync: %v", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(jsync.ZoteroInterval):
+		}
+	}
 }
 
 func (b *Background) watch(ctx context.Context) {

@@ -23,6 +23,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
 )
 
 // InboxSettle is how long an inbox file must hold still before it is read.
@@ -43,6 +44,9 @@ type Services struct {
 	mu     gosync.Mutex
 	eng    *engine.Engine
 	shared bool // eng was opened by someone else (Share); Close leaves it open
+	// zoteroSeen is the zotero.sqlite fingerprint of the last successful
+	// Zotero sync.
+	zoteroSeen string
 }
 
 // Share makes the services use an engine the caller opened and keeps open
@@ -148,6 +152,41 @@ func (s *Services) ScanInbox(ctx context.Context) error {
 	if res.Failed > 0 {
 		return fmt.Errorf("%d inbox file(s) failed: %s", res.Failed, strings.Join(res.Errors, "; "))
 	}
+	return nil
+}
+
+// SyncZotero applies what changed in the Zotero library since the last
+// sync; an unchanged zotero.sqlite (same size and time as at the last
+// successful sync) costs one stat.
+func (s *Services) SyncZotero(ctx context.Context) error {
+	print, err := zotero.Stat(s.Cfg.Zotero.DataDir)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	same := print == s.zoteroSeen
+	s.mu.Unlock()
+	if same {
+		return nil
+	}
+	e, err := s.Engine()
+	if err != nil {
+		return err
+	}
+	res, err := e.ZoteroSync().Sync(ctx)
+	for _, w := range res.Warnings {
+		s.logf("zotero_sync: warning: %s", w)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Added+res.Updated+res.Deleted > 0 {
+		s.logf("zotero_sync: %d items: %d added, %d updated, %d deleted", res.Items, res.Added, res.Updated, res.Deleted)
+		s.indexed()
+	}
+	s.mu.Lock()
+	s.zoteroSeen = print
+	s.mu.Unlock()
 	return nil
 }
 
@@ -264,6 +303,7 @@ func (s *Services) Work() jsync.Work {
 		},
 		PruneDrafts: s.PruneDrafts,
 		PruneLedger: s.PruneLedger,
+		SyncZotero:  s.SyncZotero,
 	}
 }
 

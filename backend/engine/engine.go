@@ -352,6 +352,16 @@ func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
 	return &ingest.Adder{Store: e.Store, Embed: e.Embedder(), Vault: e.Refresher(), Opts: o}
 }
 
+// ZoteroSync syncs the Zotero library in zotero.data_dir (nil when none is
+// chosen). Items are stored for keyword search at once; their vectors are
+// left to the backfill, as a vault sync's are.
+func (e *Engine) ZoteroSync() *ingest.ZoteroSync {
+	if e.Cfg.Zotero.DataDir == "" {
+		return nil
+	}
+	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir}
+}
+
 // Close releases the store and the models.
 func (e *Engine) Close() error {
 	var err error

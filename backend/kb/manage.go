@@ -486,6 +486,32 @@ func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 	return out, errs.Wrap(errs.RAG, "kb.NoteStates", rows.Err())
 }
 
+// SourceHashes returns the content hash of every document whose source
+// starts with prefix (one per source), for syncs that re-read only what
+// changed (the Zotero library's items).
+func (s *Store) SourceHashes(ctx context.Context, prefix string) (map[string]string, error) {
+	const op = "kb.SourceHashes"
+	if prefix == "" {
+		return nil, errs.New(errs.Invalid, op, "name a source prefix")
+	}
+	// A range on source, not LIKE: the prefix may hold % or _.
+	rows, err := s.db.QueryContext(ctx, `SELECT source, MAX(content_hash) FROM chunks WHERE source >= ? AND source < ? GROUP BY source`,
+		prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, op, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var src, hash string
+		if err := rows.Scan(&src, &hash); err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
+		}
+		out[src] = hash
+	}
+	return out, errs.Wrap(errs.RAG, op, rows.Err())
+}
+
 // Document returns every chunk inside f in reading order (chunk_index, then
 // id), for paging through one document.
 func (s *Store) Document(ctx context.Context, f Filter) ([]Chunk, error) {

@@ -112,3 +112,23 @@ func TestUpdateAndDeleteAreMetadataOnly(t *testing.T) {
 		t.Fatal("empty value delete must be refused")
 	}
 }
+
+// SourceHashes lists one hash per document under a source prefix and
+// nothing outside it, even when the prefix holds LIKE's wildcards.
+func TestSourceHashesByPrefix(t *testing.T) {
+	s := open(t, t.TempDir())
+	a1, a2 := paper("zotero://select/library/items/AAAA2345", "A", "one"), paper("zotero://select/library/items/AAAA2345", "A", "two")
+	a1.Meta.ContentHash, a2.Meta.ContentHash = "h-a", "h-a"
+	b := paper("zotero://select/library/items/BBBB2345", "B", "three")
+	b.Meta.ContentHash = "h-b"
+	other := paper("zoteroXselect/library/items/CCCC2345", "C", "four") // would match a LIKE on "zotero_"
+	other.Meta.ContentHash = "h-c"
+	s.Commit([]Chunk{a1, a2, b, other, paper("https://arxiv.org/abs/1", "D", "five")}, "")
+	got, err := s.SourceHashes(context.Background(), "zotero://select/library/items/")
+	if err != nil || len(got) != 2 || got["zotero://select/library/items/AAAA2345"] != "h-a" || got["zotero://select/library/items/BBBB2345"] != "h-b" {
+		t.Fatalf("%v %v", got, err)
+	}
+	if _, err := s.SourceHashes(context.Background(), ""); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("an empty prefix would list everything: %v", err)
+	}
+}

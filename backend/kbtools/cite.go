@@ -21,6 +21,10 @@ type Citation struct {
 	// Wikilink is the vault note's Obsidian link ([[Note#Heading]]), for
 	// copying an answer into a note; empty for papers and chats.
 	Wikilink string `json:"wikilink,omitempty"`
+	// Link is the application link that opens the cited place in the
+	// program that holds it: a Zotero item, or the PDF in Zotero's reader
+	// at the page and annotation. Empty for everything Jarvis opens itself.
+	Link string `json:"link,omitempty"`
 }
 
 // CiteName is how a chunk is cited: local files (vault notes share one
@@ -54,6 +58,7 @@ func CitationOf(c kb.Chunk) Citation {
 	if m.Source == kb.SourceVault && m.FilePath != "" {
 		cite.Wikilink = vault.Wikilink(m.FilePath, m.Section)
 	}
+	cite.Link = m.Extra[ingest.ZoteroOpenField]
 	return cite
 }
 
@@ -97,6 +102,7 @@ func Identity(m kb.Metadata) string {
 			add("DOI", m.DOI)
 		}
 		add("track", m.Track)
+		add("Zotero item", m.Extra[ingest.ZoteroKeyField])
 		if m.Score != nil {
 			add("score", fmt.Sprintf("%d/10", *m.Score))
 		}

@@ -70,3 +70,29 @@ func Start(argv []string) error {
 	go cmd.Wait() //nolint:errcheck // the exit status of a file manager says nothing
 	return nil
 }
+
+// Installed reports whether the desktop can open scheme:// links: the
+// program's command is on PATH (command) or a desktop entry registers a
+// handler for the scheme. lookPath and mimeDefault are injectable for
+// tests (nil: the real ones).
+func Installed(command, scheme string, lookPath func(string) (string, error), mimeDefault func(scheme string) string) bool {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	if mimeDefault == nil {
+		mimeDefault = xdgSchemeHandler
+	}
+	if _, err := lookPath(command); err == nil {
+		return true
+	}
+	return strings.TrimSpace(mimeDefault(scheme)) != ""
+}
+
+// xdgSchemeHandler asks xdg-mime which desktop entry opens scheme:// links.
+func xdgSchemeHandler(scheme string) string {
+	out, err := exec.Command("xdg-mime", "query", "default", "x-scheme-handler/"+scheme).Output()
+	if err != nil {
+		return "" // no xdg-utils, or no handler: the program is not reachable by link
+	}
+	return string(out)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
 )
 
 // State is what the setup panel shows.
@@ -37,6 +38,7 @@ type State struct {
 	// Embedding is the choice of embedding model (English or multilingual).
 	Embedding EmbeddingState         `json:"embedding"`
 	Search    SearchState            `json:"search"`
+	Zotero    ZoteroState            `json:"zotero"`
 	Issues    map[string]IssueReport `json:"issues,omitempty"` // vault | chat | models -> what to do
 	// Complete is true when nothing needs the user: a vault, a chat model
 	// that answers, and the search models. Jarvis works without the last
@@ -98,6 +100,7 @@ func Inspect(ctx context.Context, cfg *config.Config, eng *engine.Engine, getenv
 			Hint:    "Jarvis reads Markdown notes from an Obsidian vault or any folder of .md files; nothing in it is changed.",
 			Details: "vault.path = " + cfg.Vault.Path + " does not exist"}
 	}
+	st.Zotero = inspectZotero(cfg)
 	st.Chat = agent.CheckProvider(ctx, cfg, getenv)
 	st.Ollama = inspectOllama(ctx, cfg, st.Chat)
 	for _, p := range []string{"anthropic", "openrouter"} {
@@ -248,6 +251,49 @@ func SetVault(cfg *config.Config, path string) error {
 		return err
 	}
 	cfg.Vault.Path = path
+	return nil
+}
+
+// ZoteroState is the Zotero library Jarvis reads: the chosen data folder,
+// or, until one is chosen, the ones found at Zotero's usual places. Zotero
+// is optional: its absence is no issue.
+type ZoteroState struct {
+	DataDir string   `json:"dataDir,omitempty"`
+	Found   []string `json:"found"`
+	// Problem says why the chosen folder cannot be read now.
+	Problem string `json:"problem,omitempty"`
+}
+
+func inspectZotero(cfg *config.Config) ZoteroState {
+	st := ZoteroState{DataDir: cfg.Zotero.DataDir, Found: []string{}}
+	if st.DataDir != "" {
+		if _, err := zotero.Stat(st.DataDir); err != nil {
+			st.Problem = err.Error()
+		}
+		return st
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		st.Found = append(st.Found, zotero.Detect(home)...)
+	}
+	return st
+}
+
+// SetZotero makes path (a folder holding zotero.sqlite) the Zotero library
+// Jarvis keeps in step with.
+func SetZotero(cfg *config.Config, path string) error {
+	const op = "setup.SetZotero"
+	path = strings.TrimSpace(path)
+	if path == "" || !filepath.IsAbs(path) {
+		return errs.New(errs.Invalid, op, "choose a folder (an absolute path)")
+	}
+	path = filepath.Clean(path)
+	if _, err := zotero.Stat(path); err != nil {
+		return err
+	}
+	if err := config.SetIn(cfg.Home, "zotero", "data_dir", path); err != nil {
+		return err
+	}
+	cfg.Zotero.DataDir = path
 	return nil
 }
 

@@ -16,7 +16,13 @@ type Work struct {
 	RunDigest    func(ctx context.Context) error
 	PruneDrafts  func(ctx context.Context) error
 	PruneLedger  func(ctx context.Context) error
+	SyncZotero   func(ctx context.Context) error
 }
+
+// ZoteroInterval is how often the Zotero library is checked: a highlight
+// made in Zotero is searchable within a minute, and a check of an
+// unchanged library is one stat of zotero.sqlite.
+const ZoteroInterval = time.Minute
 
 // CatchupInterval is how often the digest catch-up re-checks.
 const CatchupInterval = 6 * time.Hour
@@ -83,5 +89,10 @@ func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[str
 	}
 	// Always on: with ledger.keep_days = 0 it clears what an older setting kept.
 	jobs = append(jobs, Job{ID: "ledger_prune", Schedule: Daily{Hour: cfg.Drafts.GCHour}, AtStart: true, Run: or(w.PruneLedger, "ledger retention")})
+	if cfg.Zotero.DataDir == "" {
+		disabled["zotero_sync"] = "zotero.data_dir is not set"
+	} else {
+		jobs = append(jobs, Job{ID: "zotero_sync", Schedule: Every{ZoteroInterval}, AtStart: true, Run: or(w.SyncZotero, "Zotero sync")})
+	}
 	return jobs, disabled, nil
 }

@@ -57,8 +57,17 @@ func TestBuildJobsFollowsConfig(t *testing.T) {
 	for _, j := range jobs {
 		ids = append(ids, j.ID)
 	}
-	if strings.Join(ids, ",") != "vault_refresh,draft_gc,ledger_prune" || disabled["digest"] == "" || disabled["pdf_scan"] == "" {
+	if strings.Join(ids, ",") != "vault_refresh,draft_gc,ledger_prune" || disabled["digest"] == "" || disabled["pdf_scan"] == "" || disabled["zotero_sync"] == "" {
 		t.Fatalf("default jobs %v, disabled %v", ids, disabled)
+	}
+	// A chosen Zotero library is checked every minute, from the start.
+	jobs, _, err = BuildJobs(cfgWith(t, func(c *config.Config) { c.Zotero.DataDir = t.TempDir() }), Work{}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := jobs[len(jobs)-1]
+	if z.ID != "zotero_sync" || z.Schedule != (Every{time.Minute}) || !z.AtStart {
+		t.Fatalf("zotero job: %+v", z)
 	}
 	inbox := t.TempDir()
 	jobs, disabled, err = BuildJobs(cfgWith(t, func(c *config.Config) {

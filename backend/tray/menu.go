@@ -17,13 +17,13 @@ type JobLine struct {
 var jobNames = map[string]string{
 	"vault_refresh": "Vault refresh", "pdf_scan": "PDF inbox", "digest": "Digest",
 	"digest_catchup": "Digest catch-up", "draft_gc": "Draft cleanup",
-	"ledger_prune": "Ledger cleanup",
+	"ledger_prune": "Ledger cleanup", "zotero_sync": "Zotero",
 }
 
 // Lines renders per-job status: when it last ran and how, or why it is off.
 // A job turned off by a setting reads as a setting, not a fault.
 func Lines(st jsync.Status, disabled map[string]string, now time.Time) []JobLine {
-	ids := []string{"vault_refresh", "pdf_scan", "digest", "digest_catchup", "draft_gc", "ledger_prune"}
+	ids := []string{"vault_refresh", "pdf_scan", "zotero_sync", "digest", "digest_catchup", "draft_gc", "ledger_prune"}
 	var out []JobLine
 	for _, id := range ids {
 		name := jobNames[id]

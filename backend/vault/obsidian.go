@@ -3,12 +3,12 @@ package vault
 import (
 	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/reveal"
 )
 
 // Wikilink is how a note is linked inside Obsidian: [[folder/Note#Heading]],
@@ -68,23 +68,5 @@ func NoteURL(root, rel string) (string, error) {
 // obsidian:// links (the desktop entry registers one) or an obsidian
 // command. lookPath and mimeDefault are injectable for tests.
 func ObsidianInstalled(lookPath func(string) (string, error), mimeDefault func(scheme string) string) bool {
-	if lookPath == nil {
-		lookPath = exec.LookPath
-	}
-	if mimeDefault == nil {
-		mimeDefault = xdgSchemeHandler
-	}
-	if _, err := lookPath("obsidian"); err == nil {
-		return true
-	}
-	return strings.TrimSpace(mimeDefault("obsidian")) != ""
-}
-
-// xdgSchemeHandler asks xdg-mime which desktop entry opens scheme:// links.
-func xdgSchemeHandler(scheme string) string {
-	out, err := exec.Command("xdg-mime", "query", "default", "x-scheme-handler/"+scheme).Output()
-	if err != nil {
-		return "" // no xdg-utils, or no handler: Obsidian is not reachable by link
-	}
-	return string(out)
+	return reveal.Installed("obsidian", "obsidian", lookPath, mimeDefault)
 }

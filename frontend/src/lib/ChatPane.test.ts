@@ -99,4 +99,39 @@ describe('the chat pane', () => {
     await fireEvent.click(await screen.findByTestId('open-obsidian'))
     await waitFor(() => expect(w.called('Shell.OpenInObsidian')[0]?.args).toEqual(['garden/tomatoes.md']))
   })
+
+  it('opens a cited Zotero item in Zotero at its annotation, and in its own viewer when Zotero cannot take it', async () => {
+    const link = 'zotero://open-pdf/library/items/ATT12345?page=3&annotation=ANN12345'
+    let zoteroWorks = true
+    const w = fakeBackend({
+      'Shell.Info': () => info,
+      'Shell.Zotero': () => true,
+      'Shell.OpenInZotero': () => {
+        if (!zoteroWorks) throw new Error('no handler')
+        return null
+      },
+      'Library.ViewSource': () => ({ title: 'Sun and Fruit', chunks: [{ id: 7, text: 'Tomatoes need sun.' }], cited: 7 }),
+      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
+      'Chat.Models': () => [],
+      'Chat.Open': () => ({
+        ...base,
+        display: [
+          { role: 'user', text: 'tomatoes?', at },
+          { role: 'assistant', text: 'Full sun [source: zotero://select/library/items/ITEM1234, p.3].', at,
+            citations: [{ source: 'zotero://select/library/items/ITEM1234', title: 'Sun and Fruit', page: 3, chunk_id: 7, link },
+              { source: 'https://arxiv.org/abs/2401.01234', title: 'Other', page: 1 }] },
+        ],
+      }),
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    const buttons = await screen.findAllByTestId('open-zotero')
+    expect(buttons).toHaveLength(1) // only the Zotero item
+    await fireEvent.click(buttons[0])
+    await waitFor(() => expect(w.called('Shell.OpenInZotero')[0]?.args).toEqual([link]))
+    expect(w.called('Library.ViewSource')).toHaveLength(0)
+    zoteroWorks = false
+    await fireEvent.click(buttons[0])
+    await waitFor(() => expect(w.called('Library.ViewSource')).toHaveLength(1))
+  })
 })

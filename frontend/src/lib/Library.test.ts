@@ -42,3 +42,31 @@ describe('Library: what was sent of a document', () => {
     expect((within(dialog).getByTestId('ledger-source') as HTMLInputElement).value).toBe('arxiv:2401.00001')
   })
 })
+
+describe('Library: Zotero items', () => {
+  it('opens a Zotero item in Zotero, and in the viewer when Zotero cannot take it', async () => {
+    const item: DocumentSummary = { key: 'zotero://select/library/items/ABCD2345', cited: 'zotero://select/library/items/ABCD2345', doc_type: 'paper',
+      visibility: 'public', source: 'zotero://select/library/items/ABCD2345', title: 'Sun and Fruit', chunks: 4 }
+    let works = true
+    const viewed: string[] = []
+    const w = fakeBackend({
+      'Library.Documents': () => [item, docs[1]],
+      'Library.Status': () => ({ summary: 'keyword', chunks: 5 }),
+      'Library.Ops': () => [],
+      'Shell.Zotero': () => true,
+      'Shell.OpenInZotero': () => {
+        if (!works) throw new Error('no handler')
+        return null
+      },
+    })
+    render(Library, { props: { backend: w.backend, onView: (c) => viewed.push(c.source) } })
+    const rows = await screen.findAllByTestId('doc')
+    const open = await within(rows[0]).findByTestId('doc-zotero')
+    expect(within(rows[1]).queryByTestId('doc-zotero')).toBeNull() // a vault note is not in Zotero
+    await fireEvent.click(open)
+    await waitFor(() => expect(w.called('Shell.OpenInZotero')[0]?.args).toEqual([item.source]))
+    works = false
+    await fireEvent.click(open)
+    await waitFor(() => expect(viewed).toEqual([item.source]))
+  })
+})

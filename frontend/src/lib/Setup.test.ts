@@ -359,4 +359,19 @@ describe('search results', () => {
     expect(excerpt.textContent).toBe('…在设置里打开快捷键页面。')
     expect([...excerpt.querySelectorAll('mark')].map((m) => m.textContent)).toEqual(['设置', '快捷键'])
   })
+
+  it('offers the Zotero library found at its usual place, reads it when chosen, and then names it', async () => {
+    const w = world({ ...clone(freshSetup), zotero: { found: ['/home/ada/Zotero'] } }, {
+      'Setup.SetZotero': (p: string) => {
+        w.box.state.zotero = { dataDir: p, found: [] }
+        return 'op-1'
+      },
+    })
+    render(App, { props: { backend: w.backend } })
+    const step = await screen.findByTestId('setup-zotero')
+    expect(step.textContent).toContain('/home/ada/Zotero')
+    await fireEvent.click(within(step).getByTestId('zotero-use'))
+    await waitFor(() => expect(w.called('Setup.SetZotero')[0]?.args).toEqual(['/home/ada/Zotero']))
+    await waitFor(() => expect(within(screen.getByTestId('setup-zotero')).getByTestId('zotero-path').textContent).toBe('/home/ada/Zotero'))
+  })
 })

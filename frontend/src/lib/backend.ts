@@ -148,6 +148,8 @@ export interface Backend {
   revealCitation(c: T.Citation): Promise<void>
   /** Whether vault notes can open in Obsidian on this desktop. */
   obsidian(): Promise<boolean>
+  zotero(): Promise<boolean>
+  openInZotero(link: string): Promise<void>
   openInObsidian(rel: string): Promise<void>
   configSummary(): Promise<string[]>
   responseStyle(): Promise<string>
@@ -169,6 +171,8 @@ export interface Backend {
   chooseFolder(): Promise<string>
   /** Each returns the id of the indexing operation that follows. */
   setVault(path: string): Promise<string>
+  setZotero(path: string): Promise<string>
+  syncZotero(): Promise<string>
   setPrivateDirs(dirs: string[]): Promise<string>
   setExclude(patterns: string[]): Promise<string>
   setChat(provider: string, model: string): Promise<void>
@@ -261,6 +265,8 @@ export function backendOver(t: Transport): Backend {
     viewSource: (ci, page) => c('Library', 'ViewSource', ci, page),
     revealCitation: (ci) => c('Library', 'RevealCitation', ci),
     obsidian: () => c('Shell', 'Obsidian'),
+    zotero: () => c('Shell', 'Zotero'),
+    openInZotero: (link) => c('Shell', 'OpenInZotero', link),
     openInObsidian: (rel) => c('Shell', 'OpenInObsidian', rel),
     configSummary: () => c('Settings', 'Summary'),
     responseStyle: () => c('Settings', 'ResponseStyle'),
@@ -280,6 +286,8 @@ export function backendOver(t: Transport): Backend {
     setupState: () => c('Setup', 'State'),
     chooseFolder: () => c('Setup', 'ChooseFolder'),
     setVault: (p) => c('Setup', 'SetVault', p),
+    setZotero: (p) => c('Setup', 'SetZotero', p),
+    syncZotero: () => c('Setup', 'SyncZotero'),
     setPrivateDirs: (d) => c('Setup', 'SetPrivateDirs', d),
     setExclude: (p) => c('Setup', 'SetExclude', p),
     setChat: (p, m) => c('Setup', 'SetChat', p, m),

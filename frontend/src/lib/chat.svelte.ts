@@ -47,6 +47,7 @@ export class ChatState {
   viewer = $state<{ citation: Citation; view: SourceView } | null>(null)
   obsidian = $state(false) // vault notes open in Obsidian (asked once, lazily)
   private askedObsidian = false
+  zotero = $state(false) // Zotero items open in Zotero (asked with Obsidian)
   private off: () => void
 
   constructor(private backend: Backend) {
@@ -323,6 +324,20 @@ export class ChatState {
       (yes) => (this.obsidian = yes),
       () => (this.obsidian = false),
     )
+    this.backend.zotero().then(
+      (yes) => (this.zotero = yes),
+      () => (this.zotero = false),
+    )
+  }
+
+  /** Opens a cited Zotero item in Zotero (the PDF at the cited page and
+   *  annotation), or in Jarvis's own viewer when Zotero cannot take it. */
+  async openInZotero(c: Citation) {
+    try {
+      await this.backend.openInZotero(c.link ?? '')
+    } catch {
+      await this.viewCitation(c)
+    }
   }
 
   /** Opens a cited vault note in Obsidian, or in Jarvis's own viewer when

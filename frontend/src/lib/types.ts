@@ -15,6 +15,7 @@ export interface Citation {
   chunk_id?: number
   file_path?: string
   wikilink?: string // a vault note's [[Note#Heading]]
+  link?: string // opens the cited place in its own program (zotero://…)
 }
 
 export interface DisplayItem {
@@ -155,6 +156,8 @@ export interface SetupView {
   configured: Record<string, string> // each provider's configured model
   /** The tray at login: 'on', 'off', 'unset' (on once a vault is chosen) or 'unavailable'. */
   autostart?: string
+  /** The Zotero library read, or the ones found at Zotero's usual places. */
+  zotero?: { dataDir?: string; found: string[]; problem?: string }
 }
 
 export interface EmbeddingChoice {

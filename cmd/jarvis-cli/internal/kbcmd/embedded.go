@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/priority"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -252,6 +253,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	indexVault.Flags().BoolVar(&force, "force", false, "clear every vault note and rebuild from scratch")
 	indexVault.Flags().BoolVar(&noEmbed, "no-embed", false, "store the notes (keyword search) and leave the vectors to kb embed or the tray")
 	cmd.AddCommand(indexVault)
+	cmd.AddCommand(newIndexZoteroCmd(io, load))
 }
 
 // addOne adds one file through the shared Adder; a PDF that is already
@@ -320,8 +322,9 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit, marks analysis.Highlighter) 
 	if where == "" {
 		where = m.Source
 	}
-	if m.FilePath != "" && m.FilePath != where {
-		where += " (" + m.FilePath + ")"
+	// How the chat cites it: a note's path, a Zotero item's zotero:// link.
+	if cite := kbtools.CiteName(m); cite != "" && cite != where {
+		where += " (" + cite + ")"
 	}
 	if m.Page > 0 {
 		where += fmt.Sprintf(" p.%d", m.Page)

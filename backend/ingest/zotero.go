@@ -1,0 +1,374 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+)
+
+// ZoteroSource is the source prefix of every Zotero item: the item's own
+// zotero:// link, so a citation of the item opens it in Zotero.
+const ZoteroSource = "zotero://select/library/items/"
+
+// Fields every Zotero chunk carries (kb Extra, searchable with x_ filters).
+const (
+	ZoteroKeyField        = "x_zotero_key"        // the item's key
+	ZoteroOpenField       = "x_zotero_open"       // the zotero:// link that opens this chunk's place
+	ZoteroAnnotationField = "x_zotero_annotation" // an annotation chunk's annotation key
+	ZoteroNoteField       = "x_zotero_note"       // a child note chunk's note key
+	ZoteroItemTypeField   = "x_item_type"
+)
+
+// zoteroSchema versions the chunks built from Zotero: a change to how an
+// item becomes chunks bumps it, and the next sync rebuilds every item.
+const zoteroSchema = 1
+
+// ZoteroSourceFor is the source of the item with key.
+func ZoteroSourceFor(key string) string { return ZoteroSource + key }
+
+// ZoteroOpenPDF is the link that opens an attachment in Zotero's reader at
+// page (1-based) and, when given, selects the annotation.
+func ZoteroOpenPDF(attachmentKey string, page int, annotationKey string) string {
+	u := "zotero://open-pdf/library/items/" + attachmentKey
+	var q []string
+	if page > 0 {
+		q = append(q, "page="+strconv.Itoa(page))
+	}
+	if annotationKey != "" {
+		q = append(q, "annotation="+annotationKey)
+	}
+	if len(q) > 0 {
+		u += "?" + strings.Join(q, "&")
+	}
+	return u
+}
+
+// ZoteroSync keeps the store's copy of a Zotero library in step with it:
+// new and changed items are (re)built, removed and trashed ones deleted,
+// unchanged ones left alone (each item's fingerprint is kept in its
+// chunks' content_hash). Every item is committed on its own, so a sync
+// stopped half-way resumes where it stopped.
+type ZoteroSync struct {
+	Store *kb.Store
+	Embed kb.Embedder // nil: stored for keyword search, vectors left to the backfill
+	Opts  Options
+	Dir   string // the Zotero data directory
+	// Progress hears of each item looked at (done of total); may be nil.
+	Progress func(done, total int)
+}
+
+// ZoteroResult says what a sync did.
+type ZoteroResult struct {
+	Items, Added, Updated, Deleted, Unchanged int
+	Annotations                               int // Zotero annotations stored by this sync
+	Warnings                                  []string
+}
+
+// Sync reads the library and applies what changed.
+func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
+	const op = "ingest.ZoteroSync"
+	var res ZoteroResult
+	lib, err := zotero.Read(ctx, z.Dir)
+	if err != nil {
+		return res, err
+	}
+	stored, err := z.Store.SourceHashes(ctx, ZoteroSource)
+	if err != nil {
+		return res, err
+	}
+	res.Items = len(lib.Items)
+	seen := map[string]bool{}
+	for i, it := range lib.Items {
+		if err := ctx.Err(); err != nil {
+			return res, errs.Wrap(errs.Cancelled, op, err)
+		}
+		source := ZoteroSourceFor(it.Key)
+		seen[source] = true
+		print := zoteroFingerprint(it)
+		old, had := stored[source]
+		switch {
+		case had && old == print:
+			res.Unchanged++
+		default:
+			chunks, warnings, err := z.build(ctx, it, print)
+			for _, w := range warnings {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%s): %s", it.Title, it.Key, w))
+			}
+			if err != nil {
+				if errs.Is(err, errs.Cancelled) {
+					return res, err
+				}
+				// One unreadable item must not stop the library.
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%s) not indexed: %v", it.Title, it.Key, err))
+				break
+			}
+			if err := z.Store.Ingest(ctx, z.Embed, chunks, &kb.Filter{Source: source}); err != nil {
+				return res, err
+			}
+			for _, c := range chunks {
+				if c.Meta.Extra[ZoteroAnnotationField] != "" {
+					res.Annotations++
+				}
+			}
+			if had {
+				res.Updated++
+			} else {
+				res.Added++
+			}
+		}
+		if z.Progress != nil {
+			z.Progress(i+1, len(lib.Items))
+		}
+	}
+	for source := range stored {
+		if seen[source] {
+			continue
+		}
+		if _, err := z.Store.DeleteWhere(ctx, kb.Filter{Source: source}); err != nil {
+			return res, err
+		}
+		res.Deleted++
+	}
+	return res, nil
+}
+
+// zoteroFingerprint changes whenever anything Jarvis stores of the item
+// does: the item, its attachments (and their files), annotations and
+// notes, or the way Jarvis builds chunks from them.
+func zoteroFingerprint(it zotero.Item) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "schema %d\nitem %s %d %s\n", zoteroSchema, it.Key, it.Version, it.Modified.UTC().Format(time.RFC3339Nano))
+	// Collections hold items without editing them: their names count.
+	fmt.Fprintf(h, "collections %q\n", it.Collections)
+	for _, a := range it.Attachments {
+		fmt.Fprintf(h, "attachment %s %d %s %s", a.Key, a.Version, a.Modified.UTC().Format(time.RFC3339Nano), a.Path)
+		if st, err := os.Stat(a.Path); err == nil && a.Path != "" {
+			fmt.Fprintf(h, " %d %d", st.Size(), st.ModTime().UnixNano())
+		}
+		fmt.Fprintln(h)
+		for _, an := range a.Annotations {
+			fmt.Fprintf(h, "annotation %s %d %s\n", an.Key, an.Version, an.Modified.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	for _, n := range it.Notes {
+		fmt.Fprintf(h, "note %s %d %s\n", n.Key, n.Version, n.Modified.UTC().Format(time.RFC3339Nano))
+	}
+	return "zotero:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Authors in the paper convention: "Last, First; Last, First".
+func zoteroAuthors(cs []zotero.Creator) string {
+	var names []string
+	for _, c := range cs {
+		if c.Type != "" && c.Type != "author" {
+			continue
+		}
+		switch {
+		case c.Name != "":
+			names = append(names, c.Name)
+		case c.First != "":
+			names = append(names, c.Last+", "+c.First)
+		case c.Last != "":
+			names = append(names, c.Last)
+		}
+	}
+	return strings.Join(names, "; ")
+}
+
+// build turns one item into chunks: a record of the item (title,
+// creators, publication, abstract), each Zotero annotation, each child
+// note, and the text of each PDF attachment through the PDF pipeline
+// (whose own in-file annotations are kept unless Zotero holds the same).
+func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([]kb.Chunk, []string, error) {
+	var warnings []string
+	source := ZoteroSourceFor(it.Key)
+	authors := zoteroAuthors(it.Creators)
+	base := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: source, Title: it.Title, Authors: authors,
+		DOI: it.DOI, StorageMode: FullText, ContentHash: print, Tags: kb.EncodeTags(it.Tags), MetaSchema: zoteroSchema,
+		DateAdded: it.Added.UTC().Format(time.RFC3339), ModifiedAt: it.Modified.UTC().Format(time.RFC3339)}
+	extra := map[string]string{ZoteroKeyField: it.Key, ZoteroOpenField: source, ZoteroItemTypeField: it.Type}
+	if it.Year != "" {
+		extra[YearField] = it.Year
+	}
+	if it.Publication != "" {
+		extra["x_publication"] = it.Publication
+	}
+	if len(it.Collections) > 0 {
+		extra["x_collections"] = strings.Join(it.Collections, "; ")
+	}
+	for _, a := range it.Attachments {
+		if isPDF(a) && a.Path != "" {
+			base.FilePath = a.Path // the viewer's fallback when Zotero is not installed
+			break
+		}
+	}
+	header := it.Title
+	if authors != "" {
+		header += " — " + authors
+	}
+	var chunks []kb.Chunk
+	add := func(content string, m kb.Metadata, more map[string]string) {
+		m.Extra = withFields(extra, more)
+		m.ChunkIndex = len(chunks)
+		chunks = append(chunks, kb.Chunk{Content: content, EmbedText: header + "\n\n" + content, Meta: m})
+	}
+
+	// The item itself, so an item with no PDF is still found.
+	var rec strings.Builder
+	rec.WriteString(it.Title)
+	if authors != "" {
+		rec.WriteString("\n" + authors)
+	}
+	if line := strings.TrimSpace(strings.Join(nonEmpty(it.Publication, it.Year, it.DOI), " · ")); line != "" {
+		rec.WriteString("\n" + line)
+	}
+	if len(it.Tags) > 0 {
+		rec.WriteString("\nTags: " + strings.Join(it.Tags, ", "))
+	}
+	if it.Abstract != "" {
+		rec.WriteString("\n\n" + it.Abstract)
+	}
+	for i, part := range kb.SplitSize(rec.String(), z.Opts.ChunkSize, z.Opts.ChunkOverlap) {
+		m := base
+		if i == 0 || it.Abstract != "" {
+			m.Section = "Abstract"
+		}
+		add(part, m, nil)
+	}
+
+	for _, a := range it.Attachments {
+		// Zotero's own annotations first: they are what the user marked.
+		zoteroMarks := map[string]bool{}
+		for _, an := range a.Annotations {
+			mk := zoteroMark(an)
+			if mk.Text == "" && mk.Comment == "" {
+				continue // an ink stroke or an empty box says nothing searchable
+			}
+			zoteroMarks[markKey(mk)] = true
+			m := base
+			m.AnnotationKind, m.Page, m.NoteText = mk.Kind, mk.Page, mk.Comment
+			more := map[string]string{ZoteroAnnotationField: an.Key, ZoteroOpenField: ZoteroOpenPDF(a.Key, mk.Page, an.Key)}
+			if an.Color != "" {
+				more["x_color"] = an.Color
+			}
+			if an.PageLabel != "" {
+				more["x_page_label"] = an.PageLabel
+			}
+			add(mk.String(), m, more)
+		}
+		if !isPDF(a) || a.Path == "" {
+			continue
+		}
+		if _, err := os.Stat(a.Path); err != nil {
+			warnings = append(warnings, fmt.Sprintf("attachment %s is not on disk (%s): only its Zotero annotations are indexed", a.Key, a.Path))
+			continue
+		}
+		no := false
+		opts := z.Opts
+		opts.Model = nil // a Zotero sync makes no model requests
+		doc, err := BuildPaper(ctx, Paper{Path: a.Path, Source: source, Title: it.Title, Authors: authors, DOI: it.DOI, Mode: FullText, Figures: &no}, opts)
+		warnings = append(warnings, doc.Warnings...)
+		if err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return nil, warnings, err
+			}
+			warnings = append(warnings, fmt.Sprintf("attachment %s: %v", a.Key, err))
+			continue
+		}
+		for _, c := range doc.Chunks {
+			if c.Meta.AnnotationKind != "" && zoteroMarks[markKey(pdf.Marked{Kind: c.Meta.AnnotationKind, Page: c.Meta.Page, Text: markText(c.Content)})] {
+				continue // the same mark, in the file and in Zotero's database
+			}
+			m := base
+			m.AnnotationKind, m.Page, m.NoteText, m.Section = c.Meta.AnnotationKind, c.Meta.Page, c.Meta.NoteText, c.Meta.Section
+			open := ZoteroOpenPDF(a.Key, c.Meta.Page, "")
+			add(c.Content, m, map[string]string{ZoteroOpenField: open})
+		}
+	}
+
+	for _, n := range it.Notes {
+		text := strings.TrimSpace(n.Markdown)
+		if text == "" {
+			continue
+		}
+		for _, part := range kb.SplitSize(text, z.Opts.ChunkSize, z.Opts.ChunkOverlap) {
+			m := base
+			m.AnnotationKind, m.Section = pdf.KindNote, firstNonEmpty(n.Title, "Note")
+			add("[ZOTERO NOTE] "+part, m, map[string]string{ZoteroNoteField: n.Key})
+		}
+	}
+	return chunks, warnings, nil
+}
+
+func isPDF(a zotero.Attachment) bool {
+	return a.ContentType == "application/pdf" || strings.HasSuffix(strings.ToLower(a.Path), ".pdf")
+}
+
+// zoteroMark reads a Zotero annotation as the PDF pipeline reads a mark in
+// the file, so both kinds look and are found alike: marked text with the
+// comment beside it, and a note's own words as its text.
+func zoteroMark(an zotero.Annotation) pdf.Marked {
+	text, comment := strings.Join(strings.Fields(an.Text), " "), strings.TrimSpace(an.Comment)
+	mk := pdf.Marked{Page: an.PageIndex + 1, Text: text, Comment: comment}
+	switch an.Type {
+	case zotero.Highlight:
+		mk.Kind, mk.Subtype = pdf.KindHighlight, "Highlight"
+	case zotero.Underline:
+		mk.Kind, mk.Subtype = pdf.KindHighlight, "Underline"
+	case zotero.Text:
+		mk.Kind, mk.Subtype = pdf.KindNote, "FreeText"
+		mk.Text, mk.Comment = strings.Join(nonEmpty(text, comment), "\n"), ""
+	default: // note, image, ink: the comment is all there is
+		mk.Kind, mk.Subtype = pdf.KindNote, "Text"
+		mk.Text, mk.Comment = strings.Join(nonEmpty(text, comment), "\n"), ""
+	}
+	return mk
+}
+
+// markKey identifies a mark across the file and Zotero's database: kind,
+// page and its words, case and spacing aside.
+func markKey(mk pdf.Marked) string {
+	return mk.Kind + "|" + strconv.Itoa(mk.Page) + "|" + strings.ToLower(strings.Join(strings.Fields(firstNonEmpty(mk.Text, mk.Comment)), " "))
+}
+
+// markText is the marked text of a mark chunk ("[HIGHLIGHT p.3] text\n…"),
+// or its note when it marks nothing.
+func markText(content string) string {
+	first, rest, _ := strings.Cut(content, "\n")
+	if _, text, ok := strings.Cut(first, "] "); ok {
+		return text
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if s, ok := strings.CutPrefix(line, "Note: "); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func nonEmpty(vs ...string) []string {
+	return slices.DeleteFunc(vs, func(s string) bool { return strings.TrimSpace(s) == "" })
+}
+
+// withFields returns a copy of a with b laid over it.
+func withFields(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

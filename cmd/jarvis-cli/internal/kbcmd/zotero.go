@@ -1,0 +1,104 @@
+package kbcmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/engine"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
+)
+
+// ZoteroOptions are `kb index-zotero`'s flags.
+type ZoteroOptions struct {
+	Dir     string
+	NoEmbed bool
+}
+
+func newIndexZoteroCmd(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
+	opts := &ZoteroOptions{}
+	cmd := &cobra.Command{
+		Use:   "index-zotero",
+		Short: "Sync a Zotero library (items, PDFs, the highlights made in Zotero's reader) into the knowledge base",
+		Long: "Reads zotero.sqlite without writing it (from a copy, so Zotero can stay open) and applies only\n" +
+			"what changed since the last run: new and edited items, annotations and notes are (re)indexed,\n" +
+			"trashed and removed items are dropped. Items are papers (public). --dir chooses the Zotero data\n" +
+			"folder (the one holding zotero.sqlite) and, the first time, keeps it as zotero.data_dir.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := load()
+			if err != nil {
+				return err
+			}
+			return runIndexZotero(c.Context(), io, cfg, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the Zotero data folder (default: zotero.data_dir)")
+	cmd.Flags().BoolVar(&opts.NoEmbed, "no-embed", false, "store the items (keyword search) and leave the vectors to kb embed or the tray")
+	return cmd
+}
+
+func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, opts *ZoteroOptions) error {
+	const op = "kb index-zotero"
+	dir := opts.Dir
+	if dir == "" {
+		dir = cfg.Zotero.DataDir
+	}
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		err := errs.New(errs.Invalid, op, "no Zotero library is chosen (zotero.data_dir is empty)")
+		if found := zotero.Detect(home); len(found) > 0 {
+			return errs.WithHint(err, "found one at "+found[0]+": jarvis-cli kb index-zotero --dir "+found[0])
+		}
+		return errs.WithHint(err, "name the folder holding zotero.sqlite: jarvis-cli kb index-zotero --dir ~/Zotero")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return errs.Wrap(errs.Invalid, op, err)
+	}
+	if _, err := zotero.Stat(abs); err != nil {
+		return err
+	}
+	if cfg.Zotero.DataDir == "" {
+		// The first folder the user names is the one the tray keeps in step.
+		if err := config.SetIn(cfg.Home, "zotero", "data_dir", abs); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Err, "zotero.data_dir set to %s (the tray keeps it in step)\n", abs)
+	}
+	cfg.Zotero.DataDir = abs
+	e, err := engine.Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	z := e.ZoteroSync()
+	z.Progress = func(done, total int) { fmt.Fprintf(io.Err, "\ritems %d/%d", done, total) }
+	start := time.Now()
+	res, err := z.Sync(ctx)
+	fmt.Fprintln(io.Err)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.Err, "warning: %s\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "%d items: added %d, updated %d, deleted %d, unchanged %d (%d Zotero annotations stored) in %s\n",
+		res.Items, res.Added, res.Updated, res.Deleted, res.Unchanged, res.Annotations, time.Since(start).Round(time.Millisecond))
+	if res.Added+res.Updated+res.Deleted > 0 {
+		if err := e.Store.WarmIndex(ctx); err != nil {
+			return err
+		}
+	}
+	if opts.NoEmbed || e.Embedder() == nil {
+		return nil
+	}
+	return embedPending(ctx, io, e)
+}

@@ -1,0 +1,56 @@
+package kbcmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
+)
+
+// `kb index-zotero --dir` indexes a library built on Zotero's schema,
+// keeps the folder as zotero.data_dir, finds a highlight made only in
+// Zotero, cites it as the Zotero item, and a second run changes nothing.
+func TestIndexZoteroEndToEnd(t *testing.T) {
+	cfg, _ := e2e(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := filepath.Join(home, "Zotero")
+	os.MkdirAll(dir, 0o755)
+	db := zoterotest.New(t, dir)
+	defer db.Close()
+	paper, _ := filepath.Abs("../../../../backend/pdf/testdata/paper.pdf")
+	db.AddItem(zotero.Item{Key: "ITEM2345", Type: "journalArticle", Title: "Sparse attention at scale",
+		Fields:   map[string]string{"title": "Sparse attention at scale", "date": "2021", "abstractNote": "We study sparse attention."},
+		Creators: []zotero.Creator{{First: "Ada", Last: "Lovelace", Type: "author"}},
+		Attachments: []zotero.Attachment{{Key: "ATTA2345", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: paper,
+			Annotations: []zotero.Annotation{{Key: "ANNO2345", Type: zotero.Highlight, Text: "glacial melt rates doubled", Comment: "the headline number",
+				PageIndex: 0, PageLabel: "1", SortIndex: "00000|000010|00010"}}}}})
+
+	// No folder chosen: the error names the one found in the home.
+	_, stderr, err := runAll(t, cfg, "", "index-zotero")
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(errs.HintOf(err), dir) {
+		t.Fatalf("without a folder: %v (hint %q)\n%s", err, errs.HintOf(err), stderr)
+	}
+
+	out, stderr, err := runAll(t, cfg, "", "index-zotero", "--dir", dir, "--no-embed")
+	if err != nil || !strings.Contains(out, "1 items: added 1, updated 0, deleted 0, unchanged 0 (1 Zotero annotations stored)") {
+		t.Fatalf("index-zotero: %v\n%s\n%s", err, out, stderr)
+	}
+	saved, err := config.Load()
+	if err != nil || saved.Zotero.DataDir != dir || !strings.Contains(stderr, "zotero.data_dir set to "+dir) {
+		t.Fatalf("the folder was not kept: %q %v\n%s", saved.Zotero.DataDir, err, stderr)
+	}
+	out, err = run(t, cfg, "", "search", "glacial melt rates")
+	if err != nil || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "zotero://select/library/items/ITEM2345") || !strings.Contains(out, "the headline number") {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	out, err = run(t, cfg, "", "index-zotero", "--no-embed")
+	if err != nil || !strings.Contains(out, "unchanged 1") {
+		t.Fatalf("second run: %v\n%s", err, out)
+	}
+}
