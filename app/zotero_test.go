@@ -1,0 +1,81 @@
+package app
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
+)
+
+// Choosing a Zotero library in the setup panel keeps it in the config,
+// reads it as an operation, and its hits cite the item with a link that
+// opens the annotation in Zotero; nothing but a zotero:// link is opened.
+func TestChoosingAZoteroLibraryIndexesItAndCitesIntoZotero(t *testing.T) {
+	s, cfg := services(t)
+	dir := t.TempDir()
+	db := zoterotest.New(t, dir)
+	paper, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
+	db.AddItem(zotero.Item{Key: "ITEM2345", Type: "journalArticle", Title: "Glaciers",
+		Attachments: []zotero.Attachment{{Key: "ATTA2345", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: paper,
+			Annotations: []zotero.Annotation{{Key: "ANNO2345", Type: zotero.Highlight, Text: "glacial melt rates doubled", Comment: "headline", PageIndex: 0}}}}})
+	db.Close()
+
+	if _, err := s.Setup.SetZotero("relative/path"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a relative folder: %v", err)
+	}
+	if _, err := s.Setup.SetZotero(t.TempDir()); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a folder without zotero.sqlite: %v", err)
+	}
+	id, err := s.Setup.SetZotero(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved, _ := config.Load(); saved.Zotero.DataDir != dir || cfg.Zotero.DataDir != dir {
+		t.Fatalf("data_dir kept as %q", saved.Zotero.DataDir)
+	}
+	var op ops.Op
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, o := range s.core.ops.List() {
+			if o.ID == id {
+				op = o
+			}
+		}
+		if op.State != "" && op.State != ops.Running {
+			break
+		}
+	}
+	if op.State != ops.Done || op.Kind != "zotero" {
+		t.Fatalf("the sync operation: %+v", op)
+	}
+	if st := s.Setup.State(); st.Zotero.DataDir != dir || st.Zotero.Problem != "" {
+		t.Fatalf("setup state: %+v", st.Zotero)
+	}
+
+	view, err := s.Library.Search("glacial melt rates", 5)
+	if err != nil || len(view.Hits) == 0 {
+		t.Fatalf("search: %v %+v", err, view)
+	}
+	c := view.Hits[0].Citation
+	if c.Source != "zotero://select/library/items/ITEM2345" || c.Link != "zotero://open-pdf/library/items/ATTA2345?page=1&annotation=ANNO2345" {
+		t.Fatalf("citation: %+v", c)
+	}
+	launched := launches(s)
+	if err := s.Shell.OpenInZotero(c.Link); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && (len(*launched) != 1 || !slices.Equal((*launched)[0], []string{"xdg-open", c.Link})) {
+		t.Fatalf("launched %q", *launched)
+	}
+	for _, bad := range []string{"https://example.org", "file:///etc/passwd", "obsidian://open?vault=x"} {
+		if err := s.Shell.OpenInZotero(bad); !errs.Is(err, errs.Invalid) {
+			t.Fatalf("%s was opened: %v", bad, err)
+		}
+	}
+}

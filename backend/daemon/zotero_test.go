@@ -1,0 +1,70 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	jsync "github.com/jarvis-kb/jarvis/backend/sync"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
+)
+
+// The scheduler's zotero_sync job indexes the library, and a check of an
+// unchanged zotero.sqlite reads nothing: here the file is replaced by
+// bytes of the same size and time, which a read would reject.
+func TestZoteroJobSyncsAndSkipsAnUnchangedLibrary(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
+	cfg.Vault.Path = t.TempDir()
+	cfg.Zotero.DataDir = t.TempDir()
+	db := zoterotest.New(t, cfg.Zotero.DataDir)
+	db.AddItem(zotero.Item{Key: "ITEM2345", Type: "book", Title: "Gardens of the North", Fields: map[string]string{"abstractNote": "Rhubarb in the Arctic."}})
+	db.Close()
+	svc := &Services{Cfg: cfg, Log: t.Logf}
+	defer svc.Close()
+	jobs, _, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job jsync.Job
+	for _, j := range jobs {
+		if j.ID == "zotero_sync" {
+			job = j
+		}
+	}
+	if job.Run == nil {
+		t.Fatal("no zotero_sync job for a chosen library")
+	}
+	if err := job.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := svc.Engine()
+	if docs, err := e.Store.List(context.Background(), kb.Filter{Source: ingest.ZoteroSourceFor("ITEM2345")}, 0); err != nil || len(docs) != 1 {
+		t.Fatalf("the item was not indexed: %v %+v", err, docs)
+	}
+
+	live := filepath.Join(cfg.Zotero.DataDir, zotero.DBName)
+	st, _ := os.Stat(live)
+	if err := os.WriteFile(live, make([]byte, st.Size()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(live, st.ModTime(), st.ModTime())
+	if err := svc.SyncZotero(context.Background()); err != nil {
+		t.Fatalf("an unchanged library was read again: %v", err)
+	}
+	// A changed one is read (and this one no longer is a database).
+	os.Chtimes(live, st.ModTime().Add(time.Second), st.ModTime().Add(time.Second))
+	if err := svc.SyncZotero(context.Background()); err == nil {
+		t.Fatal("a changed file was not read")
+	}
+}

@@ -1,0 +1,32 @@
+package kbtools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+)
+
+// A Zotero item is cited by its zotero:// source, its citation carries the
+// link that opens the annotation in Zotero, and its identity line names
+// the Zotero key so the model can say which item a passage is from.
+func TestZoteroCitationsCarryTheirLinkAndKey(t *testing.T) {
+	m := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: ingest.ZoteroSourceFor("ITEM2345"), Title: "Glaciers", Page: 3,
+		FilePath: "/home/ada/Zotero/storage/ATTA2345/glaciers.pdf",
+		Extra: map[string]string{ingest.ZoteroKeyField: "ITEM2345", ingest.ZoteroOpenField: ingest.ZoteroOpenPDF("ATTA2345", 3, "ANNO2345"), ingest.YearField: "2021"}}
+	c := CitationOf(kb.Chunk{ID: 7, Meta: m})
+	if c.Source != "zotero://select/library/items/ITEM2345" || c.Link != "zotero://open-pdf/library/items/ATTA2345?page=3&annotation=ANNO2345" || c.Page != 3 {
+		t.Fatalf("citation %+v", c)
+	}
+	if id := Identity(m); !strings.Contains(id, "Zotero item: ITEM2345") || !strings.Contains(id, "year: 2021") {
+		t.Fatalf("identity %q", id)
+	}
+	if CiteLabel(m) != "[source: zotero://select/library/items/ITEM2345, p.3]" {
+		t.Fatalf("label %q", CiteLabel(m))
+	}
+	// Everything else keeps no link.
+	if c := CitationOf(kb.Chunk{Meta: kb.Metadata{DocType: kb.DocPaper, Source: "https://arxiv.org/abs/2401.01234"}}); c.Link != "" {
+		t.Fatalf("a link on an arXiv paper: %+v", c)
+	}
+}
