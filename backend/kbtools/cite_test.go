@@ -14,7 +14,7 @@ import (
 func TestZoteroCitationsCarryTheirLinkAndKey(t *testing.T) {
 	m := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: ingest.ZoteroSourceFor("ITEM2345"), Title: "Glaciers", Page: 3,
 		FilePath: "/home/ada/Zotero/storage/ATTA2345/glaciers.pdf",
-		Extra: map[string]string{ingest.ZoteroKeyField: "ITEM2345", ingest.ZoteroOpenField: ingest.ZoteroOpenPDF("ATTA2345", 3, "ANNO2345"), ingest.YearField: "2021"}}
+		Extra:    map[string]string{ingest.ZoteroKeyField: "ITEM2345", ingest.ZoteroOpenField: ingest.ZoteroOpenPDF("ATTA2345", 3, "ANNO2345"), ingest.YearField: "2021"}}
 	c := CitationOf(kb.Chunk{ID: 7, Meta: m})
 	if c.Source != "zotero://select/library/items/ITEM2345" || c.Link != "zotero://open-pdf/library/items/ATTA2345?page=3&annotation=ANNO2345" || c.Page != 3 {
 		t.Fatalf("citation %+v", c)
