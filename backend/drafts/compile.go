@@ -2,13 +2,13 @@ package drafts
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/drafts/render"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
 
 // Render compiles (.tex) or exports (.md) one draft file. It never works in
@@ -33,7 +33,7 @@ func (w *Workspace) Render(ctx context.Context, tc render.Toolchain, id, filenam
 		if err != nil {
 			return render.Result{}, err
 		}
-		if err := copyFile(src, filepath.Join(tmp, f)); err != nil {
+		if err := fsutil.CopyNew(src, filepath.Join(tmp, f)); err != nil {
 			return render.Result{}, errs.Wrap(errs.Internal, "drafts.Render", err)
 		}
 	}
@@ -45,21 +45,4 @@ func (w *Workspace) Render(ctx context.Context, tc render.Toolchain, id, filenam
 	default:
 		return render.Result{}, errs.New(errs.Invalid, "drafts.Render", "only .tex and .md files can be rendered to PDF")
 	}
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

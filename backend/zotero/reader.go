@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
 
 // The files of a data directory.
@@ -95,12 +95,14 @@ func copyConsistent(ctx context.Context, dir, tmp string) (string, error) {
 		_, jerr := os.Stat(filepath.Join(dir, journal))
 		busy := jerr == nil
 		if !busy {
-			if err := copyFile(filepath.Join(dir, DBName), filepath.Join(tmp, DBName)); err != nil {
+			// A retry starts from an empty folder: no part of an earlier copy stays.
+			os.Remove(filepath.Join(tmp, DBName))
+			os.Remove(filepath.Join(tmp, wal))
+			if err := fsutil.CopyNew(filepath.Join(dir, DBName), filepath.Join(tmp, DBName)); err != nil {
 				return "", errs.Wrapf(errs.NotFound, op, err, "cannot read %s", DBName)
 			}
-			os.Remove(filepath.Join(tmp, wal))
 			if _, err := os.Stat(filepath.Join(dir, wal)); err == nil {
-				if err := copyFile(filepath.Join(dir, wal), filepath.Join(tmp, wal)); err != nil {
+				if err := fsutil.CopyNew(filepath.Join(dir, wal), filepath.Join(tmp, wal)); err != nil {
 					return "", errs.Wrapf(errs.NotFound, op, err, "cannot read %s", wal)
 				}
 			}
@@ -122,23 +124,6 @@ func copyConsistent(ctx context.Context, dir, tmp string) (string, error) {
 		case <-time.After(copyRetry.wait):
 		}
 	}
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 type reader struct {
