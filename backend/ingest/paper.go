@@ -52,6 +52,9 @@ type Paper struct {
 	Figures *bool  // nil follows Options.FiguresDefault
 	Score   *int
 	Track   string
+	// SkipMark, when set, leaves out the file's annotations it accepts:
+	// marks already stored from elsewhere (Zotero's database).
+	SkipMark func(pdf.Marked) bool
 }
 
 // Options are the configured limits.
@@ -165,6 +168,9 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 	}
 
 	for _, mk := range doc.Marks() {
+		if p.SkipMark != nil && p.SkipMark(mk) {
+			continue
+		}
 		m := base
 		m.AnnotationKind, m.Page, m.NoteText = mk.Kind, mk.Page, mk.Comment
 		add(mk.String(), m)

@@ -277,7 +277,9 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		no := false
 		opts := z.Opts
 		opts.Model = nil // a Zotero sync makes no model requests
-		doc, err := BuildPaper(ctx, Paper{Path: a.Path, Source: source, Title: it.Title, Authors: authors, DOI: it.DOI, Mode: FullText, Figures: &no}, opts)
+		// The same mark in the file and in Zotero's database is stored once.
+		skip := func(mk pdf.Marked) bool { return zoteroMarks[markKey(mk)] }
+		doc, err := BuildPaper(ctx, Paper{Path: a.Path, Source: source, Title: it.Title, Authors: authors, DOI: it.DOI, Mode: FullText, Figures: &no, SkipMark: skip}, opts)
 		warnings = append(warnings, doc.Warnings...)
 		if err != nil {
 			if errs.Is(err, errs.Cancelled) {
@@ -287,9 +289,6 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 			continue
 		}
 		for _, c := range doc.Chunks {
-			if c.Meta.AnnotationKind != "" && zoteroMarks[markKey(pdf.Marked{Kind: c.Meta.AnnotationKind, Page: c.Meta.Page, Text: markText(c.Content)})] {
-				continue // the same mark, in the file and in Zotero's database
-			}
 			m := base
 			m.AnnotationKind, m.Page, m.NoteText, m.Section = c.Meta.AnnotationKind, c.Meta.Page, c.Meta.NoteText, c.Meta.Section
 			open := ZoteroOpenPDF(a.Key, c.Meta.Page, "")
@@ -340,21 +339,6 @@ func zoteroMark(an zotero.Annotation) pdf.Marked {
 // page and its words, case and spacing aside.
 func markKey(mk pdf.Marked) string {
 	return mk.Kind + "|" + strconv.Itoa(mk.Page) + "|" + strings.ToLower(strings.Join(strings.Fields(firstNonEmpty(mk.Text, mk.Comment)), " "))
-}
-
-// markText is the marked text of a mark chunk ("[HIGHLIGHT p.3] text\n…"),
-// or its note when it marks nothing.
-func markText(content string) string {
-	first, rest, _ := strings.Cut(content, "\n")
-	if _, text, ok := strings.Cut(first, "] "); ok {
-		return text
-	}
-	for _, line := range strings.Split(rest, "\n") {
-		if s, ok := strings.CutPrefix(line, "Note: "); ok {
-			return s
-		}
-	}
-	return ""
 }
 
 func nonEmpty(vs ...string) []string {
