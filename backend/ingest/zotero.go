@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -219,7 +220,8 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 	}
 	var chunks []kb.Chunk
 	add := func(content string, m kb.Metadata, more map[string]string) {
-		m.Extra = withFields(extra, more)
+		m.Extra = maps.Clone(extra)
+		maps.Copy(m.Extra, more)
 		m.ChunkIndex = len(chunks)
 		chunks = append(chunks, kb.Chunk{Content: content, EmbedText: header + "\n\n" + content, Meta: m})
 	}
@@ -343,16 +345,4 @@ func markKey(mk pdf.Marked) string {
 
 func nonEmpty(vs ...string) []string {
 	return slices.DeleteFunc(vs, func(s string) bool { return strings.TrimSpace(s) == "" })
-}
-
-// withFields returns a copy of a with b laid over it.
-func withFields(a, b map[string]string) map[string]string {
-	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }

@@ -235,11 +235,10 @@ func Folders(dir string) []string {
 // Jarvis's own data folder (the index would index itself).
 func SetVault(cfg *config.Config, path string) error {
 	const op = "setup.SetVault"
-	path = strings.TrimSpace(path)
-	if path == "" || !filepath.IsAbs(path) {
-		return errs.New(errs.Invalid, op, "choose a folder (an absolute path)")
+	path, err := chosenFolder(op, path)
+	if err != nil {
+		return err
 	}
-	path = filepath.Clean(path)
 	info, err := os.Stat(path)
 	if err != nil || !info.IsDir() {
 		return errs.WithHint(errs.New(errs.NotFound, op, "%s is not a folder", path), "choose an existing folder of Markdown notes")
@@ -282,11 +281,10 @@ func inspectZotero(cfg *config.Config) ZoteroState {
 // Jarvis keeps in step with.
 func SetZotero(cfg *config.Config, path string) error {
 	const op = "setup.SetZotero"
-	path = strings.TrimSpace(path)
-	if path == "" || !filepath.IsAbs(path) {
-		return errs.New(errs.Invalid, op, "choose a folder (an absolute path)")
+	path, err := chosenFolder(op, path)
+	if err != nil {
+		return err
 	}
-	path = filepath.Clean(path)
 	if _, err := zotero.Stat(path); err != nil {
 		return err
 	}
@@ -295,6 +293,16 @@ func SetZotero(cfg *config.Config, path string) error {
 	}
 	cfg.Zotero.DataDir = path
 	return nil
+}
+
+// chosenFolder is a folder the user typed or picked, cleaned; it must be
+// an absolute path.
+func chosenFolder(op, path string) (string, error) {
+	path = strings.TrimSpace(path)
+	if path == "" || !filepath.IsAbs(path) {
+		return "", errs.New(errs.Invalid, op, "choose a folder (an absolute path)")
+	}
+	return filepath.Clean(path), nil
 }
 
 func within(p, root string) bool {

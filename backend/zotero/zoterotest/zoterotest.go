@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func NewReal(tb testing.TB, dir string) *DB {
 		}
 	}
 	for _, t := range []string{"attachment", "note", "annotation"} {
-		if !seen["t:"+t] && !contains(types, t) {
+		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}
 	}
@@ -118,15 +119,6 @@ func FixtureDir() string {
 			return ""
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func open(tb testing.TB, dir string) *DB {
