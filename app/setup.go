@@ -79,6 +79,26 @@ func (s *Setup) SetZotero(path string) (string, error) {
 	if err := s.core.change("setup.SetZotero", false, func() error { return setup.SetZotero(s.core.cfg, path) }); err != nil {
 		return "", err
 	}
+	if s.core.changed != nil {
+		s.core.changed() // the tray read no library, or another one, when it started
+	}
+	return s.SyncZotero()
+}
+
+// ZoteroCollections lists the chosen library's collections, each with its
+// number of items and whether they are kept private.
+func (s *Setup) ZoteroCollections() ([]setup.ZoteroCollection, error) {
+	return setup.ZoteroCollections(s.core.life, s.core.cfg)
+}
+
+// SetZoteroPrivate makes paths the private collections and syncs at once,
+// so the items whose class changed are rebuilt before anything else reads
+// them; it returns the sync operation's id. (The tray reads the setting
+// from disk at its every sync.)
+func (s *Setup) SetZoteroPrivate(paths []string) (string, error) {
+	if err := s.core.change("setup.SetZoteroPrivate", false, func() error { return setup.SetZoteroPrivate(s.core.cfg, paths) }); err != nil {
+		return "", err
+	}
 	return s.SyncZotero()
 }
 

@@ -9,7 +9,10 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/setup"
 	"github.com/jarvis-kb/jarvis/backend/zotero"
 	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
 )
@@ -40,18 +43,7 @@ func TestChoosingAZoteroLibraryIndexesItAndCitesIntoZotero(t *testing.T) {
 	if saved, _ := config.Load(); saved.Zotero.DataDir != dir || cfg.Zotero.DataDir != dir {
 		t.Fatalf("data_dir kept as %q", saved.Zotero.DataDir)
 	}
-	var op ops.Op
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, o := range s.core.ops.List() {
-			if o.ID == id {
-				op = o
-			}
-		}
-		if op.State != "" && op.State != ops.Running {
-			break
-		}
-	}
-	if op.State != ops.Done || op.Kind != "zotero" {
+	if op := finished(t, s, id); op.State != ops.Done || op.Kind != "zotero" {
 		t.Fatalf("the sync operation: %+v", op)
 	}
 	if st := s.Setup.State(); st.Zotero.DataDir != dir || st.Zotero.Problem != "" {
@@ -76,6 +68,71 @@ func TestChoosingAZoteroLibraryIndexesItAndCitesIntoZotero(t *testing.T) {
 	for _, bad := range []string{"https://example.org", "file:///etc/passwd", "obsidian://open?vault=x"} {
 		if err := s.Shell.OpenInZotero(bad); !errs.Is(err, errs.Invalid) {
 			t.Fatalf("%s was opened: %v", bad, err)
+		}
+	}
+}
+
+// finished waits for the operation id to end and returns it.
+func finished(t *testing.T, s *Services, id string) ops.Op {
+	t.Helper()
+	var op ops.Op
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, o := range s.core.ops.List() {
+			if o.ID == id {
+				op = o
+			}
+		}
+		if op.State != "" && op.State != ops.Running {
+			break
+		}
+	}
+	return op
+}
+
+// The setup panel lists the library's collections; marking one private
+// keeps it in the config and syncs, after which its items (and those of
+// the collections under it) are private.
+func TestMarkingAZoteroCollectionPrivate(t *testing.T) {
+	s, cfg := services(t)
+	dir := t.TempDir()
+	db := zoterotest.New(t, dir)
+	db.AddItem(zotero.Item{Key: "GRANT234", Type: "book", Title: "Grant budget", Collections: []string{"Grants/2027"}})
+	db.AddItem(zotero.Item{Key: "READ2345", Type: "book", Title: "Gardens", Collections: []string{"Reading"}})
+	db.Close()
+	if _, err := s.Setup.ZoteroCollections(); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("collections before a library is chosen: %v", err)
+	}
+	id, err := s.Setup.SetZotero(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished(t, s, id)
+	cols, err := s.Setup.ZoteroCollections()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []setup.ZoteroCollection{{Path: "Grants", Items: 1}, {Path: "Grants/2027", Items: 1}, {Path: "Reading", Items: 1}}
+	if !slices.Equal(cols, want) {
+		t.Fatalf("collections %+v", cols)
+	}
+	if id, err = s.Setup.SetZoteroPrivate([]string{"Grants"}); err != nil {
+		t.Fatal(err)
+	}
+	if op := finished(t, s, id); op.State != ops.Done {
+		t.Fatalf("sync: %+v", op)
+	}
+	if saved, _ := config.Load(); !slices.Equal(saved.Zotero.PrivateCollections, []string{"Grants"}) || !slices.Equal(cfg.Zotero.PrivateCollections, []string{"Grants"}) {
+		t.Fatalf("saved %q", saved.Zotero.PrivateCollections)
+	}
+	cols, _ = s.Setup.ZoteroCollections()
+	if !cols[0].Private || !cols[1].Private || cols[2].Private {
+		t.Fatalf("collections %+v", cols)
+	}
+	store := s.core.agent().Engine.Store
+	for key, vis := range map[string]string{"GRANT234": kb.Private, "READ2345": kb.Public} {
+		docs, err := store.List(t.Context(), kb.Filter{Source: ingest.ZoteroSourceFor(key)}, 0)
+		if err != nil || len(docs) != 1 || docs[0].Visibility != vis {
+			t.Fatalf("%s: %v %+v", key, err, docs)
 		}
 	}
 }

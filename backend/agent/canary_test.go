@@ -38,6 +38,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
 )
 
 // Canaries, one per placement. Each is a single word so search can find it.
@@ -58,6 +60,23 @@ const (
 	cDraftF    = "cnrydraftfile"
 	cDraftB    = "cnrydraftbody"
 	cChat      = "cnrychatline"
+	// A Zotero item filed under the private collection "Confidential".
+	cZTitle     = "cnryzoterotitle"
+	cZAbstract  = "cnryzoteroabstract"
+	cZHighlight = "cnryzoterohighlight" // an annotation's text in Zotero's database
+	cZComment   = "cnryzoterocomment"   // its comment
+	cZNote      = "cnryzoteronote"      // a child note
+	cZTag       = "cnryzoterotag"
+	cZColl      = "cnryzoterocoll" // a collection under Confidential
+	cZAuthor    = "cnryzoteroauthor"
+)
+
+// The Zotero item of the private collection, and its PDF's path under the
+// data directory (in the world without it, neither exists).
+const (
+	privZoteroKey    = "PRIVZOT1"
+	privZoteroSource = "zotero://select/library/items/" + privZoteroKey
+	privZoteroPDF    = "{ROOT}/zotero/storage/PRIVATT1/scan.pdf"
 )
 
 // cHighlight replaces a typed note in the annotated PDF fixture: same byte
@@ -66,7 +85,7 @@ var (
 	pdfNote    = []byte(`check\040the\040proof\040of\040lemma\0402`)
 	cHighlight = "cnryhighlight" + strings.Repeat("q", len(pdfNote)-len("cnryhighlight"))
 	canaries   = []string{cBody, cFileName, cTitle, cCategory, cStatus, cEntity, cTag, cKey, cValue, cNestedKey, cExtName, cExtBody,
-		cDraftT, cDraftF, cDraftB, cChat, cHighlight}
+		cDraftT, cDraftF, cDraftB, cChat, cHighlight, cZTitle, cZAbstract, cZHighlight, cZComment, cZNote, cZTag, cZColl, cZAuthor}
 )
 
 var publicNotes = map[string]string{
@@ -82,6 +101,9 @@ var privateNotes = map[string]string{
 	"private/" + cFileName + ".md": "# Plans\n\nGrant plans for the allotment.\n",
 }
 
+// zoteroPublicText is the abstract of the public Zotero item both worlds hold.
+const zoteroPublicText = "Allotment soil survey of tomato beds."
+
 const extBody = "# Ledger\n\nAllotment ledger " + cExtBody + ".\n"
 
 // fixedNow keeps draft timestamps equal across worlds.
@@ -92,7 +114,7 @@ var fixedNow = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 func models(t *testing.T) (string, string) {
 	t.Helper()
 	texts := []string{extBody, "what about " + cChat, "the allotment " + cChat, "how do i water tomatoes deeply on the allotment", "beds and paths",
-		"tomato draft " + cDraftB, cHighlight, strings.Join(canaries, " "), "sparse attention accuracy validation sweep window tokens"}
+		"tomato draft " + cDraftB, cHighlight, strings.Join(canaries, " "), "sparse attention accuracy validation sweep window tokens", zoteroPublicText}
 	for _, m := range []map[string]string{publicNotes, privateNotes} {
 		for _, text := range m {
 			texts = append(texts, text)
@@ -223,6 +245,9 @@ func newWorld(t *testing.T, private bool, emb, rr string) *world {
 		write(t, filepath.Join(root, "elsewhere", cExtName+".md"), extBody)
 	}
 
+	cfg.Zotero.DataDir, cfg.Zotero.PrivateCollections = filepath.Join(root, "zotero"), []string{"Confidential"}
+	zoteroLibrary(t, root, private, pdf)
+
 	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +269,9 @@ func newWorld(t *testing.T, private bool, emb, rr string) *world {
 	w.ag = ag
 	ctx := context.Background()
 	if _, err := ag.Engine.Refresher().Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Engine.ZoteroSync().Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	adder := ag.Engine.Adder(nil)
@@ -275,6 +303,37 @@ func newWorld(t *testing.T, private bool, emb, rr string) *world {
 		w.ids["{PRIVCHAT}"] = chat.ChatSource(w.exchange(true, "What about "+cChat+"?", "The allotment "+cChat+"."))
 	}
 	return w
+}
+
+// zoteroLibrary writes the Zotero data directory: a public item filed under
+// Garden in both worlds and, in the world with private material, an item
+// under Confidential/<canary> with canaries in every field Jarvis reads
+// and a PDF whose in-file note is the highlight canary.
+func zoteroLibrary(t *testing.T, root string, private bool, pdf []byte) {
+	t.Helper()
+	lib := zoterotest.New(t, filepath.Join(root, "zotero"))
+	defer lib.Close()
+	lib.AddItem(zotero.Item{Key: "PUBZOT12", Type: "journalArticle", Title: "Allotment soil survey",
+		Fields:      map[string]string{"title": "Allotment soil survey", "date": "2020", "abstractNote": zoteroPublicText},
+		Creators:    []zotero.Creator{{First: "Ann", Last: "Gardener", Type: "author"}},
+		Tags:        []string{"soil"},
+		Collections: []string{"Garden"},
+	})
+	if !private {
+		return
+	}
+	scan := filepath.Join(t.TempDir(), "scan.pdf")
+	write(t, scan, string(bytes.Replace(pdf, pdfNote, []byte(cHighlight), 1)))
+	lib.AddItem(zotero.Item{Key: privZoteroKey, Type: "journalArticle", Title: cZTitle + " allotment",
+		Fields:      map[string]string{"title": cZTitle + " allotment", "date": "2021", "abstractNote": "Allotment tomato " + cZAbstract + "."},
+		Creators:    []zotero.Creator{{First: "Bo", Last: cZAuthor, Type: "author"}},
+		Tags:        []string{cZTag},
+		Collections: []string{"Confidential/" + cZColl},
+		Attachments: []zotero.Attachment{{Key: "PRIVATT1", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: scan,
+			Annotations: []zotero.Annotation{{Key: "PRIVANN1", Type: zotero.Highlight, Text: "allotment " + cZHighlight, Comment: cZComment,
+				PageIndex: 0, PageLabel: "1", Rects: [][4]float64{{72, 700, 300, 712}}, SortIndex: "00000|000100|00080"}}}},
+		Notes: []zotero.ChildNote{{Key: "PRIVNOT1", HTML: "<p>Allotment " + cZNote + ".</p>"}},
+	})
 }
 
 // exchange stores one finished conversation, indexed like a real turn's.
@@ -418,15 +477,19 @@ var matrix = map[string][]map[string]any{
 		{"query": cHighlight}, {"query": cExtBody}, {"query": cDraftB}, {"query": cChat, "kind": "chat"}, {"query": "allotment", "kind": "notes"},
 		{"query": "allotment", "category": cCategory}, {"query": "allotment", "status": cStatus}, {"query": "allotment", "entity": cEntity},
 		{"query": "allotment", "tags": cTag}, {"query": "allotment", "fields": "x_" + cKey + "=" + cValue}, {"query": "allotment", "fields": "x_title=" + cTitle},
+		{"query": cZTitle}, {"query": cZHighlight}, {"query": cZComment}, {"query": cZNote}, {"query": cZAbstract}, {"query": cZAuthor},
+		{"query": "allotment", "kind": "papers"}, {"query": "allotment", "tags": cZTag}, {"query": "allotment", "fields": "x_collections=Confidential/" + cZColl},
+		{"query": "allotment", "fields": "x_zotero_key=" + privZoteroKey},
 	},
 	"search_chat_history": {{"query": cChat}, {"query": "allotment"}},
 	"get_document": {
 		{"source": "private/journal.md"}, {"source": "private/" + cFileName + ".md"}, {"source": "garden/journal-link.md"},
 		{"source": "{PRIVCHAT}"}, {"source": "file://{ROOT}/elsewhere/" + cExtName + ".md"}, {"source": "{ROOT}/elsewhere/" + cExtName + ".md"},
 		{"source": "garden/tomatoes.md"}, {"source": "private/journal.md", "page": 2.0},
+		{"source": privZoteroSource}, {"source": privZoteroSource, "page": 1.0}, {"source": privZoteroPDF}, {"source": "zotero://select/library/items/PUBZOT12"},
 	},
 	"list_documents": {{}, {"kind": "notes"}, {"kind": "chat"}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity},
-		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}},
+		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}, {"tags": cZTag}, {"fields": "x_collections=Confidential/" + cZColl}},
 	"query_records": {{}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity}, {"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue},
 		{"from": "2000-01", "to": "2100-12"}, {"sort": "date_asc"}, {"sort": "changed"}, {"kind": "all", "limit": 500.0}},
 	"kb_stats": {{}},
@@ -441,7 +504,7 @@ var matrix = map[string][]map[string]any{
 	"update_document_metadata": {
 		{"source": "file://{ROOT}/elsewhere/" + cExtName + ".md", "title": "x"}, {"source": "{PUBPAPER}", "title": "Renamed paper"},
 	},
-	"remove_document":   {{"source": "private/journal.md"}, {"source": "{PRIVCHAT}"}, {"source": "file://{ROOT}/elsewhere/" + cExtName + ".md"}, {"source": "garden/roses.md"}},
+	"remove_document":   {{"source": privZoteroSource}, {"source": "private/journal.md"}, {"source": "{PRIVCHAT}"}, {"source": "file://{ROOT}/elsewhere/" + cExtName + ".md"}, {"source": "garden/roses.md"}},
 	"use_own_knowledge": {{"reason": "nothing on " + cBody}},
 	"index_vault":       {{}},
 	"inbox_status":      {{}},
@@ -449,12 +512,13 @@ var matrix = map[string][]map[string]any{
 	"add_document": {
 		{"source": "{ROOT}/vault/private/scan.pdf", "mode": "full_text"}, {"source": "{ROOT}/elsewhere/scan-link.pdf", "mode": "full_text"},
 		{"source": "{ROOT}/paper.pdf", "mode": "full_text", "title": cFileName, "allow_duplicate": "false"},
+		{"source": privZoteroPDF, "mode": "full_text"},
 	},
 	"create_draft": {{"title": "Probe", "filename": "probe.md", "content": "Probe text."}},
 	"create_draft_from": {
 		{"source": "private/journal.md", "filename": "copy.md"}, {"source": "{PRIVCHAT}", "filename": "copy.md"},
 		{"source": "file://{ROOT}/elsewhere/" + cExtName + ".md", "filename": "copy.md"}, {"source": "private/" + cFileName + ".md", "filename": "copy.md"},
-		{"source": "garden/tomatoes.md", "filename": "copy.md"},
+		{"source": "garden/tomatoes.md", "filename": "copy.md"}, {"source": privZoteroSource, "filename": "copy.md"},
 	},
 	"add_draft_file": {
 		{"draft_id": "{PRIVDRAFT}", "filename": cDraftF + ".md", "content": "x"}, {"draft_id": "{PRIVDRAFT}", "filename": "new.md", "content": "x"},
@@ -599,7 +663,7 @@ func TestCanaryLocalSessionThenSwitch(t *testing.T) {
 			w.checkLedger(fmt.Sprintf("%s %v after the switch", p.Tool, p.Args), bodies, c)
 			got[i] = w.normal(bodies)
 		}
-		if switched[0] && switched[1] && kept[0] && kept[1] && got[0] != got[1] {
+		if switched[0] && switched[1] && kept[0] && kept[1] && !readsHistory(p) && got[0] != got[1] {
 			t.Errorf("%s %v: a session that is not private carries something of private material to the cloud:\n%s", p.Tool, p.Args, firstDiff(got[0], got[1]))
 		}
 	}
@@ -622,6 +686,14 @@ func TestCanaryLocalSessionThenSwitch(t *testing.T) {
 			t.Errorf("%s %v: chat history gave canaries %v to the cloud model", p.Tool, p.Args, l)
 		}
 	}
+}
+
+// readsHistory says whether a probe's result lists past conversations.
+// Which of them are public differs between the worlds by design (a local
+// session that touched private material is private, its twin in the
+// other world is not), so such a result is held to the canary check only.
+func readsHistory(p call) bool {
+	return p.Tool == "search_chat_history" || p.Args["kind"] == "chat"
 }
 
 // A private session may use every tool locally, never leaves for a cloud

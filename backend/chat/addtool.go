@@ -12,7 +12,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/llm"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Papers is what add_document needs beyond the KB.
@@ -132,16 +131,20 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 				"give an arXiv URL or id, a DOI, or the full path of a local .pdf file")
 		}
 		noPDF := errs.WithHint(errs.New(errs.NotFound, op, "no PDF at %s", src), "give the full path of an existing .pdf file, or an arXiv URL or id")
-		// Papers are always public: a PDF kept in a private vault folder (or
-		// reached through a link into one) must not become one because a
-		// model, or a document it read, asked. A cloud model gets the answer
-		// a missing file gets.
-		if vault.InPrivateFolder(k.VaultRoot, src, k.PrivateDirs) {
+		// Papers are public: a PDF kept in a private vault folder (or reached
+		// through a link into one), or the file of a private Zotero item,
+		// must not become one because a model, or a document it read, asked.
+		// A cloud model gets the answer a missing file gets.
+		private, err := ingest.PrivateFile(ctx, k.Store, k.VaultRoot, k.PrivateDirs, src)
+		if err != nil {
+			return "", "", err
+		}
+		if private {
 			if cloudSession(s) {
 				LedgerFrom(ctx).AddWithheld(1)
 				return "", "", noPDF
 			}
-			return "", "", errs.New(errs.Privacy, op, "%s is in a private vault folder; it cannot be added as a public paper", filepath.Base(src))
+			return "", "", errs.New(errs.Privacy, op, "%s is private (in a private vault folder, or the file of a private Zotero item); it cannot be added as a public paper", filepath.Base(src))
 		}
 		if st, err := os.Stat(src); err != nil || !st.Mode().IsRegular() {
 			return "", "", noPDF

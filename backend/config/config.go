@@ -147,6 +147,10 @@ type Ledger struct {
 // user chooses one (jarvis-cli kb index-zotero --dir, or the setup panel).
 type Zotero struct {
 	DataDir string `toml:"data_dir"`
+	// PrivateCollections are collection paths ("Grants", "Lab/Reviews"):
+	// an item filed in one of them, or in a collection under one, is
+	// private like a note in a private vault folder.
+	PrivateCollections []string `toml:"private_collections"`
 }
 
 // Sync configures the background scheduler's periodic jobs.

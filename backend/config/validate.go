@@ -72,6 +72,11 @@ func (c *Config) Validate() error {
 			return errs.New(errs.Invalid, "config", "vault.private_dirs: %q must be a single top-level folder name", d)
 		}
 	}
+	for _, col := range c.Zotero.PrivateCollections {
+		if strings.Trim(col, "/ ") == "" {
+			return errs.New(errs.Invalid, "config", "zotero.private_collections: %q must name a collection, e.g. \"Grants\" or \"Lab/Reviews\"", col)
+		}
+	}
 	for _, pat := range c.Vault.Exclude {
 		if strings.TrimSpace(pat) == "" || strings.HasPrefix(pat, "/") || strings.Contains(pat, `\`) {
 			return errs.New(errs.Invalid, "config", "vault.exclude: %q must be a vault-relative folder or glob using /", pat)
@@ -171,6 +176,6 @@ func (c *Config) Summary() []string {
 		fmt.Sprintf("knowledge base: %s (embed %s, rerank %q, hybrid %v)", c.RAG.Dir, c.RAG.EmbedModel, c.RAG.RerankModel, c.RAG.Hybrid),
 		fmt.Sprintf("digest: enabled=%v", c.Digest.Enabled),
 		fmt.Sprintf("drafts: %s (retention %d days)", c.Drafts.Dir, c.Drafts.RetentionDays),
-		fmt.Sprintf("zotero: %s", cmp.Or(c.Zotero.DataDir, "not chosen")),
+		fmt.Sprintf("zotero: %s (private collections: %s)", cmp.Or(c.Zotero.DataDir, "not chosen"), cmp.Or(strings.Join(c.Zotero.PrivateCollections, ", "), "none")),
 	}
 }

@@ -163,6 +163,16 @@ func (s *Services) SyncZotero(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The private collections are read from config.toml at every sync:
+	// the window or jarvis-cli may have changed them since this process
+	// started, and a sync with a stale list would publish an item the user
+	// has just made private. A changed list counts as a changed library.
+	fresh, err := config.LoadFrom(s.Cfg.Home)
+	if err != nil {
+		return err
+	}
+	private := fresh.Zotero.PrivateCollections
+	print += "\nprivate " + strings.Join(private, "\n")
 	s.mu.Lock()
 	same := print == s.zoteroSeen
 	s.mu.Unlock()
@@ -173,7 +183,9 @@ func (s *Services) SyncZotero(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.ZoteroSync().Sync(ctx)
+	z := e.ZoteroSync()
+	z.PrivateCollections = private
+	res, err := z.Sync(ctx)
 	for _, w := range res.Warnings {
 		s.logf("zotero_sync: warning: %s", w)
 	}

@@ -68,3 +68,51 @@ func TestZoteroJobSyncsAndSkipsAnUnchangedLibrary(t *testing.T) {
 		t.Fatal("a changed file was not read")
 	}
 }
+
+// A collection made private in config.toml by another process (the window,
+// jarvis-cli) after the tray started is private at the tray's next sync,
+// even though zotero.sqlite did not change: the tray never publishes an
+// item with a stale list.
+func TestZoteroJobReadsPrivateCollectionsFromDisk(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
+	cfg.Zotero.DataDir = t.TempDir()
+	db := zoterotest.New(t, cfg.Zotero.DataDir)
+	db.AddItem(zotero.Item{Key: "GRANT234", Type: "book", Title: "Grant budget", Collections: []string{"Grants"}, Fields: map[string]string{"abstractNote": "Salaries."}})
+	db.Close()
+	svc := &Services{Cfg: cfg, Log: t.Logf}
+	defer svc.Close()
+	ctx := context.Background()
+	visibility := func() string {
+		t.Helper()
+		e, _ := svc.Engine()
+		docs, err := e.Store.List(ctx, kb.Filter{Source: ingest.ZoteroSourceFor("GRANT234")}, 0)
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("%v %+v", err, docs)
+		}
+		return docs[0].Visibility
+	}
+	if err := svc.SyncZotero(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := visibility(); v != kb.Public {
+		t.Fatalf("before: %s", v)
+	}
+	// Another process writes the setting; this one's cfg still says none.
+	if err := config.SetIn(cfg.Home, "zotero", "private_collections", []string{"Grants"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SyncZotero(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := visibility(); v != kb.Private {
+		t.Fatalf("after the setting changed on disk: %s", v)
+	}
+	if len(cfg.Zotero.PrivateCollections) != 0 {
+		t.Fatal("the test meant the process's own settings to be stale")
+	}
+}

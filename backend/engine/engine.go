@@ -359,7 +359,7 @@ func (e *Engine) ZoteroSync() *ingest.ZoteroSync {
 	if e.Cfg.Zotero.DataDir == "" {
 		return nil
 	}
-	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir}
+	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: e.Cfg.Zotero.PrivateCollections}
 }
 
 // Close releases the store and the models.

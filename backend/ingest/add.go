@@ -150,9 +150,18 @@ func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResu
 	}
 	// Papers are public by rule, so a PDF kept in a private vault folder is
 	// refused rather than published.
-	if a.Vault != nil && vault.InPrivateFolder(a.Vault.Root, abs, a.Vault.PrivateDirs) {
-		return AddResult{}, errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder; papers are always public", filepath.Base(abs)),
-			"move the PDF out of the private folder if it may be shared with cloud models")
+	var root string
+	var dirs []string
+	if a.Vault != nil {
+		root, dirs = a.Vault.Root, a.Vault.PrivateDirs
+	}
+	private, err := PrivateFile(ctx, a.Store, root, dirs, abs)
+	if err != nil {
+		return AddResult{}, err
+	}
+	if private {
+		return AddResult{}, errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder or is the file of a private Zotero item; papers are public", filepath.Base(abs)),
+			"move the PDF out of the private folder (or the Zotero item out of its private collection) if it may be shared with cloud models")
 	}
 	p := req.Paper
 	p.Path = abs

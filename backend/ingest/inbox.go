@@ -16,7 +16,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Inbox ingests the PDFs dropped into a watch folder. It is an inbox, not a
@@ -188,8 +187,12 @@ func (in *Inbox) list(op string) ([]string, error) {
 
 // one ingests a file unless the stored entry has the same bytes.
 func (in *Inbox) one(ctx context.Context, path, hash string) (string, error) {
-	if vault.InPrivateFolder(in.VaultRoot, path, in.PrivateDirs) {
-		return "", errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder; inbox papers are public, so it is not indexed", filepath.Base(path))
+	private, err := PrivateFile(ctx, in.Store, in.VaultRoot, in.PrivateDirs, path)
+	if err != nil {
+		return "", err
+	}
+	if private {
+		return "", errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder or is the file of a private Zotero item; inbox papers are public, so it is not indexed", filepath.Base(path))
 	}
 	source, err := SourceFor(path)
 	if err != nil {

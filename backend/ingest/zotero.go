@@ -20,7 +20,7 @@ import (
 
 // ZoteroSource is the source prefix of every Zotero item: the item's own
 // zotero:// link, so a citation of the item opens it in Zotero.
-const ZoteroSource = "zotero://select/library/items/"
+const ZoteroSource = kb.ZoteroScheme + "//select/library/items/"
 
 // Fields every Zotero chunk carries (kb Extra, searchable with x_ filters).
 const (
@@ -65,6 +65,9 @@ type ZoteroSync struct {
 	Embed kb.Embedder // nil: stored for keyword search, vectors left to the backfill
 	Opts  Options
 	Dir   string // the Zotero data directory
+	// PrivateCollections (zotero.private_collections) make the items filed
+	// in them private: the one kind of paper that is not public.
+	PrivateCollections []string
 	// Progress hears of each item looked at (done of total); may be nil.
 	Progress func(done, total int)
 }
@@ -73,6 +76,7 @@ type ZoteroSync struct {
 type ZoteroResult struct {
 	Items, Added, Updated, Deleted, Unchanged int
 	Annotations                               int // Zotero annotations stored by this sync
+	Private                                   int // items in a private collection (stored private)
 	Warnings                                  []string
 }
 
@@ -96,7 +100,11 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 		}
 		source := ZoteroSourceFor(it.Key)
 		seen[source] = true
-		print := zoteroFingerprint(it)
+		vis := z.visibility(it)
+		if vis == kb.Private {
+			res.Private++
+		}
+		print := zoteroFingerprint(it, vis)
 		old, had := stored[source]
 		switch {
 		case had && old == print:
@@ -147,9 +155,9 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 // zoteroFingerprint changes whenever anything Jarvis stores of the item
 // does: the item, its attachments (and their files), annotations and
 // notes, or the way Jarvis builds chunks from them.
-func zoteroFingerprint(it zotero.Item) string {
+func zoteroFingerprint(it zotero.Item, visibility string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "schema %d\nitem %s %d %s\n", zoteroSchema, it.Key, it.Version, it.Modified.UTC().Format(time.RFC3339Nano))
+	fmt.Fprintf(h, "schema %d\nitem %s %d %s %s\n", zoteroSchema, it.Key, it.Version, it.Modified.UTC().Format(time.RFC3339Nano), visibility)
 	// Collections hold items without editing them: their names count.
 	fmt.Fprintf(h, "collections %q\n", it.Collections)
 	for _, a := range it.Attachments {
@@ -166,6 +174,16 @@ func zoteroFingerprint(it zotero.Item) string {
 		fmt.Fprintf(h, "note %s %d %s\n", n.Key, n.Version, n.Modified.UTC().Format(time.RFC3339Nano))
 	}
 	return "zotero:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// visibility is private for an item in a private collection: a change to
+// the setting or to the item's collections rebuilds it (the fingerprint
+// holds the visibility), so it never keeps the class it had.
+func (z *ZoteroSync) visibility(it zotero.Item) string {
+	if it.InCollection(z.PrivateCollections) {
+		return kb.Private
+	}
+	return kb.Public
 }
 
 // Authors in the paper convention: "Last, First; Last, First".
@@ -195,7 +213,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 	var warnings []string
 	source := ZoteroSourceFor(it.Key)
 	authors := zoteroAuthors(it.Creators)
-	base := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: source, Title: it.Title, Authors: authors,
+	base := kb.Metadata{DocType: kb.DocPaper, Visibility: z.visibility(it), Source: source, Title: it.Title, Authors: authors,
 		DOI: it.DOI, StorageMode: FullText, ContentHash: print, Tags: kb.EncodeTags(it.Tags), MetaSchema: zoteroSchema,
 		DateAdded: it.Added.UTC().Format(time.RFC3339), ModifiedAt: it.Modified.UTC().Format(time.RFC3339)}
 	extra := map[string]string{ZoteroKeyField: it.Key, ZoteroOpenField: source, ZoteroItemTypeField: it.Type}

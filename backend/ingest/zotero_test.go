@@ -2,11 +2,14 @@ package ingest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/zotero"
@@ -192,5 +195,142 @@ func TestZoteroSyncAppliesOnlyWhatChanged(t *testing.T) {
 	}
 	if hits := find(t, s, "rhubarb permafrost"); len(hits) != 0 {
 		t.Fatal("a trashed item is still found")
+	}
+}
+
+// An item in a private collection, or in a collection under one, is stored
+// private with everything it holds (annotations, notes, PDF text); taken
+// out of the collection it becomes a public paper on the next sync.
+func TestZoteroPrivateCollections(t *testing.T) {
+	dir, db := zoteroLibrary(t)
+	db.AddItem(zotero.Item{Key: "GRANT234", Type: "journalArticle", Title: "Grant renewal budget",
+		Fields:      map[string]string{"title": "Grant renewal budget", "abstractNote": "Salaries for the allotment robot."},
+		Collections: []string{"Grants/2027"},
+		Notes:       []zotero.ChildNote{{Key: "GNOTE234", HTML: "<p>Referee two is hostile.</p>"}}})
+	s := zoteroStore(t)
+	z := &ZoteroSync{Store: s, Dir: dir, Opts: Options{ChunkSize: 800, ChunkOverlap: 100}, PrivateCollections: []string{" grants/ "}}
+	ctx := context.Background()
+	res, err := z.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Items != 3 || res.Private != 1 {
+		t.Fatalf("sync: %+v", res)
+	}
+	visibility := func(key string) []string {
+		chunks, err := s.Document(ctx, kb.Filter{Source: ZoteroSourceFor(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vis []string
+		for _, c := range chunks {
+			if !slices.Contains(vis, c.Meta.Visibility) {
+				vis = append(vis, c.Meta.Visibility)
+			}
+		}
+		return vis
+	}
+	if got := visibility("GRANT234"); !slices.Equal(got, []string{kb.Private}) {
+		t.Fatalf("the item under Grants/: %v", got)
+	}
+	if got := visibility("PAPER234"); !slices.Equal(got, []string{kb.Public}) {
+		t.Fatalf("an item in another collection: %v", got)
+	}
+	// What a cloud model may search holds nothing of it.
+	for _, q := range []string{"grant renewal budget", "referee hostile"} {
+		hits, err := s.BM25(ctx, q, kb.Filter{Visibility: []string{kb.Public}}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 0 {
+			t.Fatalf("%q found in the public pool: %+v", q, hits[0].Chunk.Meta)
+		}
+		if len(find(t, s, q)) == 0 {
+			t.Fatalf("%q not found at all", q)
+		}
+	}
+	counts, err := s.Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts.Legacy != 0 || counts.Private == 0 {
+		t.Fatalf("a private Zotero item counted as a legacy private paper: %+v", counts)
+	}
+
+	// Out of the private collection: public on the next sync. And the
+	// setting itself counts: made private by config, the paper is rebuilt.
+	db.Unfile("GRANT234", "Grants/2027")
+	z.PrivateCollections = []string{"Thesis"}
+	res, err = z.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated != 2 || res.Unchanged != 1 || res.Private != 1 {
+		t.Fatalf("second sync: %+v", res)
+	}
+	if got := visibility("GRANT234"); !slices.Equal(got, []string{kb.Public}) {
+		t.Fatalf("taken out of Grants/: %v", got)
+	}
+	if got := visibility("PAPER234"); !slices.Equal(got, []string{kb.Private}) {
+		t.Fatalf("under Thesis/ once Thesis is private: %v", got)
+	}
+}
+
+// The PDF of a private Zotero item cannot become a public paper through
+// another door: kb add and the Library's Add refuse it, and so does the
+// inbox when a link there points at it.
+func TestPrivateZoteroPDFIsNotAddedAsAPaper(t *testing.T) {
+	dir, _ := zoteroLibrary(t)
+	s := zoteroStore(t)
+	ctx := context.Background()
+	z := &ZoteroSync{Store: s, Dir: dir, Opts: Options{ChunkSize: 800, ChunkOverlap: 100}, PrivateCollections: []string{"Thesis"}}
+	if _, err := z.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pdfPath := filepath.Join(dir, "storage", "ATTACH23", "annotated.pdf")
+	link := filepath.Join(t.TempDir(), "shared.pdf")
+	if err := os.Symlink(pdfPath, link); err != nil {
+		t.Fatal(err)
+	}
+	adder := &Adder{Store: s, Opts: Options{ChunkSize: 800, ChunkOverlap: 100}}
+	for _, p := range []string{pdfPath, link} {
+		if _, err := adder.Add(ctx, AddRequest{Path: p}); !errs.Is(err, errs.Privacy) {
+			t.Fatalf("kb add %s: %v", p, err)
+		}
+		if private, err := PrivateFile(ctx, s, "", nil, p); err != nil || !private {
+			t.Fatalf("PrivateFile(%s) = %v, %v", p, private, err)
+		}
+	}
+	inbox := &Inbox{Dir: filepath.Dir(link), Store: s, Opts: Options{ChunkSize: 800, ChunkOverlap: 100},
+		Sleep: func(context.Context, time.Duration) error { return nil }}
+	if res, err := inbox.Scan(ctx); err != nil || res.Failed != 1 || res.Added != 0 || !strings.Contains(strings.Join(res.Errors, ""), "private Zotero item") {
+		t.Fatalf("inbox: %+v, %v", res, err)
+	}
+	hits, err := s.BM25(ctx, "sparse attention", kb.Filter{Visibility: []string{kb.Public}}, 10)
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("the private PDF reached the public pool: %v %+v", err, hits)
+	}
+	// Made public, the same file may be added (it is an ordinary paper).
+	z.PrivateCollections = nil
+	if _, err := z.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if private, err := PrivateFile(ctx, s, "", nil, link); err != nil || private {
+		t.Fatalf("a public item's PDF counts as private: %v, %v", private, err)
+	}
+}
+
+func TestInCollection(t *testing.T) {
+	it := zotero.Item{Collections: []string{"Lab/Reviews/2026", "Reading"}}
+	for _, tc := range []struct {
+		paths []string
+		want  bool
+	}{
+		{[]string{"Lab"}, true}, {[]string{"lab/reviews"}, true}, {[]string{"/Reading/"}, true},
+		{[]string{"La"}, false}, {[]string{"Reviews"}, false}, {[]string{"Lab/Reviews/2026/Old"}, false}, {nil, false}, {[]string{""}, false},
+	} {
+		if got := it.InCollection(tc.paths); got != tc.want {
+			t.Errorf("InCollection(%q) = %v", tc.paths, got)
+		}
 	}
 }

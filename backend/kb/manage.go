@@ -163,7 +163,7 @@ func (s *Store) CountWhere(ctx context.Context, f Filter) (Counts, error) {
 		return c, err
 	}
 	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT CASE WHEN file_path != '' THEN file_path ELSE source END),
-		SUM(visibility='private'), SUM(visibility='private' AND doc_type IN ('paper','digest')) FROM chunks AS c WHERE `+where, args...).
+		SUM(visibility='private'), SUM(visibility='private' AND doc_type IN ('paper','digest') AND source NOT LIKE '`+ZoteroScheme+`%') FROM chunks AS c WHERE `+where, args...).
 		Scan(&c.Chunks, &c.Documents, nullInt(&c.Private), nullInt(&c.Legacy))
 	if err != nil {
 		return c, errs.Wrap(errs.RAG, op, err)

@@ -17,7 +17,11 @@ const (
 // file_path, relative to the vault).
 const SourceVault = "local"
 
-// Visibility values. Papers are always public.
+// ZoteroScheme begins the source of every item read from a Zotero library.
+const ZoteroScheme = "zotero:"
+
+// Visibility values. Papers are public, except the Zotero items the user
+// filed in a private collection (their sources begin with ZoteroScheme).
 const (
 	Public  = "public"
 	Private = "private"

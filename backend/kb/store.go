@@ -421,8 +421,8 @@ func validateChunk(c Chunk, vm ModelInfo) error {
 		return errors.New("source and doc_type are required")
 	case c.Meta.Visibility != Public && c.Meta.Visibility != Private:
 		return fmt.Errorf("visibility %q", c.Meta.Visibility)
-	case c.Meta.DocType == DocPaper && c.Meta.Visibility != Public:
-		return errors.New("papers are always public")
+	case c.Meta.DocType == DocPaper && c.Meta.Visibility != Public && !strings.HasPrefix(c.Meta.Source, ZoteroScheme):
+		return errors.New("papers are public (only a Zotero item in a private collection is not)")
 	case c.Vector != nil && vm.IsZero():
 		return errors.New("a vector needs its model")
 	case c.Vector != nil && len(c.Vector) != vm.Dims:

@@ -295,6 +295,64 @@ func SetZotero(cfg *config.Config, path string) error {
 	return nil
 }
 
+// ZoteroCollection is one collection of the chosen library as the setup
+// panel lists it: its path, how many items it and the collections under
+// it hold, and whether those items are kept private.
+type ZoteroCollection struct {
+	Path    string `json:"path"`
+	Items   int    `json:"items"`
+	Private bool   `json:"private"`
+}
+
+// ZoteroCollections reads the chosen library's collections (a copy of
+// zotero.sqlite, as a sync reads it), in path order.
+func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollection, error) {
+	const op = "setup.ZoteroCollections"
+	if cfg.Zotero.DataDir == "" {
+		return nil, errs.WithHint(errs.New(errs.Invalid, op, "no Zotero library is chosen"), "choose the folder that holds zotero.sqlite")
+	}
+	lib, err := zotero.Read(ctx, cfg.Zotero.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ZoteroCollection, 0, len(lib.Collections))
+	for _, c := range lib.Collections {
+		col := ZoteroCollection{Path: c.Path, Private: zotero.Item{Collections: []string{c.Path}}.InCollection(cfg.Zotero.PrivateCollections)}
+		for _, it := range lib.Items {
+			if it.InCollection([]string{c.Path}) {
+				col.Items++
+			}
+		}
+		out = append(out, col)
+	}
+	// A private collection the library no longer holds (renamed, removed,
+	// mistyped in the config) is listed too, so saving the list from the
+	// panel never drops it unseen.
+	for _, p := range cfg.Zotero.PrivateCollections {
+		if !slices.ContainsFunc(out, func(c ZoteroCollection) bool { return strings.EqualFold(c.Path, strings.Trim(p, "/ ")) }) {
+			out = append(out, ZoteroCollection{Path: p, Private: true})
+		}
+	}
+	return out, nil
+}
+
+// SetZoteroPrivate makes paths the private collections (replacing the
+// list); the next sync rebuilds the items whose class changed.
+func SetZoteroPrivate(cfg *config.Config, paths []string) error {
+	list := []string{}
+	for _, p := range paths {
+		p = strings.Trim(strings.TrimSpace(p), "/")
+		if p != "" && !slices.ContainsFunc(list, func(have string) bool { return strings.EqualFold(have, p) }) {
+			list = append(list, p)
+		}
+	}
+	if err := config.SetIn(cfg.Home, "zotero", "private_collections", list); err != nil {
+		return err
+	}
+	cfg.Zotero.PrivateCollections = list
+	return nil
+}
+
 // chosenFolder is a folder the user typed or picked, cleaned; it must be
 // an absolute path.
 func chosenFolder(op, path string) (string, error) {

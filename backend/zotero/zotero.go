@@ -9,7 +9,10 @@
 // change while it copied, and reads the copy.
 package zotero
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Annotation types as Jarvis names them (Zotero stores 1..6).
 const (
@@ -126,4 +129,24 @@ type ChildNote struct {
 	Title    string
 	HTML     string
 	Markdown string
+}
+
+// InCollection reports whether the item is filed in one of the collections
+// named by path ("Grants", "Lab/Reviews") or in a collection under one.
+// Names compare without regard to case or surrounding slashes, so a path
+// typed into the config by hand still matches.
+func (it Item) InCollection(paths []string) bool {
+	for _, want := range paths {
+		want = strings.ToLower(strings.Trim(strings.TrimSpace(want), "/"))
+		if want == "" {
+			continue
+		}
+		for _, have := range it.Collections {
+			have = strings.ToLower(have)
+			if have == want || strings.HasPrefix(have, want+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -368,6 +368,20 @@ func (d *DB) Trash(key string) {
 	d.exec(`INSERT INTO deletedItems (itemID, dateDeleted) VALUES (?, ?)`, d.itemID(key), d.now())
 }
 
+// File puts an item in the collection at path (created with its parents
+// when new), as dragging it there in Zotero does.
+func (d *DB) File(key, path string) {
+	d.tb.Helper()
+	d.exec(`INSERT INTO collectionItems (collectionID, itemID) VALUES (?, ?)`, d.collection(path), d.itemID(key))
+}
+
+// Unfile takes an item out of the collection at path, as dragging it out
+// in Zotero does (the item itself is not edited).
+func (d *DB) Unfile(key, path string) {
+	d.tb.Helper()
+	d.exec(`DELETE FROM collectionItems WHERE collectionID = ? AND itemID = ?`, d.collection(path), d.itemID(key))
+}
+
 // Touch marks an item edited: a later clientDateModified and version.
 func (d *DB) Touch(key string) {
 	d.tb.Helper()

@@ -366,6 +366,7 @@ describe('search results', () => {
         w.box.state.zotero = { dataDir: p, found: [] }
         return 'op-1'
       },
+      'Setup.ZoteroCollections': () => [],
     })
     render(App, { props: { backend: w.backend } })
     const step = await screen.findByTestId('setup-zotero')
@@ -373,5 +374,39 @@ describe('search results', () => {
     await fireEvent.click(within(step).getByTestId('zotero-use'))
     await waitFor(() => expect(w.called('Setup.SetZotero')[0]?.args).toEqual(['/home/ada/Zotero']))
     await waitFor(() => expect(within(screen.getByTestId('setup-zotero')).getByTestId('zotero-path').textContent).toBe('/home/ada/Zotero'))
+  })
+
+  it('lists the Zotero collections and saves the ones marked private; those under a private one are private through it', async () => {
+    let saved: string[] = ['Grants']
+    const w = world({ ...clone(completeSetup), zotero: { dataDir: '/home/ada/Zotero', found: [] } }, {
+      'Setup.ZoteroCollections': () => [
+        { path: 'Grants', items: 3, private: saved.includes('Grants') },
+        { path: 'Grants/2027', items: 2, private: saved.includes('Grants') },
+        { path: 'Reading', items: 40, private: saved.includes('Reading') },
+        { path: 'Reading/Old', items: 5, private: saved.includes('Reading') },
+      ],
+      'Setup.SetZoteroPrivate': (paths: string[]) => {
+        saved = paths
+        return 'op-2'
+      },
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
+    const box = await screen.findByTestId('zotero-private')
+    const check = (name: RegExp) => within(box).getByLabelText(name) as HTMLInputElement
+    expect(check(/^Grants/).checked).toBe(true)
+    expect(check(/^2027/).checked && check(/^2027/).disabled).toBe(true) // through Grants
+    expect(check(/^2027/).closest('label')?.textContent).toContain('private through its parent')
+    expect(check(/^Reading/).checked).toBe(false)
+    const save = within(box).getByRole('button', { name: 'Save private collections' }) as HTMLButtonElement
+    expect(save.disabled).toBe(true)
+    await fireEvent.click(check(/^Reading/))
+    expect(check(/^Old/).checked && check(/^Old/).disabled).toBe(true)
+    await fireEvent.click(check(/^Grants/))
+    expect(check(/^2027/).disabled).toBe(false)
+    await fireEvent.click(save)
+    await waitFor(() => expect(w.called('Setup.SetZoteroPrivate')[0]?.args).toEqual([['Reading']]))
+    await waitFor(() => expect(check(/^Old/).closest('label')?.textContent).toContain('private through its parent'))
+    expect(check(/^Grants/).checked).toBe(false)
   })
 })

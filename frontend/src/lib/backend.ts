@@ -173,6 +173,9 @@ export interface Backend {
   setVault(path: string): Promise<string>
   setZotero(path: string): Promise<string>
   syncZotero(): Promise<string>
+  zoteroCollections(): Promise<T.ZoteroCollection[]>
+  /** Replaces the private collections; returns the id of the sync that follows. */
+  setZoteroPrivate(paths: string[]): Promise<string>
   setPrivateDirs(dirs: string[]): Promise<string>
   setExclude(patterns: string[]): Promise<string>
   setChat(provider: string, model: string): Promise<void>
@@ -288,6 +291,8 @@ export function backendOver(t: Transport): Backend {
     setVault: (p) => c('Setup', 'SetVault', p),
     setZotero: (p) => c('Setup', 'SetZotero', p),
     syncZotero: () => c('Setup', 'SyncZotero'),
+    zoteroCollections: () => c('Setup', 'ZoteroCollections'),
+    setZoteroPrivate: (p) => c('Setup', 'SetZoteroPrivate', p),
     setPrivateDirs: (d) => c('Setup', 'SetPrivateDirs', d),
     setExclude: (p) => c('Setup', 'SetExclude', p),
     setChat: (p, m) => c('Setup', 'SetChat', p, m),

@@ -160,6 +160,13 @@ export interface SetupView {
   zotero?: { dataDir?: string; found: string[]; problem?: string }
 }
 
+/** A collection of the chosen Zotero library; items counts those under it too. */
+export interface ZoteroCollection {
+  path: string
+  items: number
+  private: boolean
+}
+
 export interface EmbeddingChoice {
   options: { id: string; multilingual: boolean; note?: string; license: string; installed: boolean; chosen: boolean }[] | null
   /** Chunks of a sample of the store by main language, most first. */

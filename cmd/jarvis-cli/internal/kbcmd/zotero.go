@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/setup"
 	"github.com/jarvis-kb/jarvis/backend/zotero"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -20,6 +23,8 @@ import (
 type ZoteroOptions struct {
 	Dir     string
 	NoEmbed bool
+	// Private are collection paths to add to zotero.private_collections.
+	Private []string
 }
 
 func newIndexZoteroCmd(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
@@ -29,8 +34,10 @@ func newIndexZoteroCmd(io *iostreams.IO, load func() (*config.Config, error)) *c
 		Short: "Sync a Zotero library (items, PDFs, the highlights made in Zotero's reader) into the knowledge base",
 		Long: "Reads zotero.sqlite without writing it (from a copy, so Zotero can stay open) and applies only\n" +
 			"what changed since the last run: new and edited items, annotations and notes are (re)indexed,\n" +
-			"trashed and removed items are dropped. Items are papers (public). --dir chooses the Zotero data\n" +
-			"folder (the one holding zotero.sqlite) and, the first time, keeps it as zotero.data_dir.",
+			"trashed and removed items are dropped. Items are papers (public), except those filed in a private\n" +
+			"collection (zotero.private_collections; --private-collection adds one): they stay on this machine\n" +
+			"like notes in a private vault folder. --dir chooses the Zotero data folder (the one holding\n" +
+			"zotero.sqlite) and, the first time, keeps it as zotero.data_dir.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, err := load()
@@ -41,6 +48,7 @@ func newIndexZoteroCmd(io *iostreams.IO, load func() (*config.Config, error)) *c
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the Zotero data folder (default: zotero.data_dir)")
+	cmd.Flags().StringArrayVar(&opts.Private, "private-collection", nil, "keep the items of this collection (and those under it) private; saved in zotero.private_collections (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoEmbed, "no-embed", false, "store the items (keyword search) and leave the vectors to kb embed or the tray")
 	return cmd
 }
@@ -74,6 +82,9 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 		fmt.Fprintf(io.Err, "zotero.data_dir set to %s (the tray keeps it in step)\n", abs)
 	}
 	cfg.Zotero.DataDir = abs
+	if err := addPrivateCollections(io, cfg, opts.Private); err != nil {
+		return err
+	}
 	e, err := engine.Open(cfg)
 	if err != nil {
 		return err
@@ -92,6 +103,9 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 	}
 	fmt.Fprintf(io.Out, "%d items: added %d, updated %d, deleted %d, unchanged %d (%d Zotero annotations stored) in %s\n",
 		res.Items, res.Added, res.Updated, res.Deleted, res.Unchanged, res.Annotations, time.Since(start).Round(time.Millisecond))
+	if len(cfg.Zotero.PrivateCollections) > 0 {
+		fmt.Fprintf(io.Out, "%d items private (in %s)\n", res.Private, strings.Join(cfg.Zotero.PrivateCollections, ", "))
+	}
 	if res.Added+res.Updated+res.Deleted > 0 {
 		if err := e.Store.WarmIndex(ctx); err != nil {
 			return err
@@ -101,4 +115,21 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 		return nil
 	}
 	return embedPending(ctx, io, e)
+}
+
+// addPrivateCollections saves the named collections in
+// zotero.private_collections before the sync, so the sync already stores
+// their items private.
+func addPrivateCollections(io *iostreams.IO, cfg *config.Config, names []string) error {
+	before := len(cfg.Zotero.PrivateCollections)
+	if len(names) == 0 {
+		return nil
+	}
+	if err := setup.SetZoteroPrivate(cfg, append(slices.Clone(cfg.Zotero.PrivateCollections), names...)); err != nil {
+		return err
+	}
+	if len(cfg.Zotero.PrivateCollections) != before {
+		fmt.Fprintf(io.Err, "zotero.private_collections set to %s\n", strings.Join(cfg.Zotero.PrivateCollections, ", "))
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package kbcmd
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,5 +53,20 @@ func TestIndexZoteroEndToEnd(t *testing.T) {
 	out, err = run(t, cfg, "", "index-zotero", "--no-embed")
 	if err != nil || !strings.Contains(out, "unchanged 1") {
 		t.Fatalf("second run: %v\n%s", err, out)
+	}
+
+	// A collection made private: kept in the config, and the item filed
+	// there is rebuilt private at once.
+	db.File("ITEM2345", "Grants/2027")
+	out, stderr, err = runAll(t, cfg, "", "index-zotero", "--no-embed", "--private-collection", "Grants")
+	if err != nil || !strings.Contains(out, "updated 1") || !strings.Contains(out, "1 items private (in Grants)") || !strings.Contains(stderr, "zotero.private_collections set to Grants") {
+		t.Fatalf("--private-collection: %v\n%s\n%s", err, out, stderr)
+	}
+	if saved, _ := config.Load(); !slices.Equal(saved.Zotero.PrivateCollections, []string{"Grants"}) {
+		t.Fatalf("saved %q", saved.Zotero.PrivateCollections)
+	}
+	out, err = run(t, cfg, "", "list", "--type", "paper")
+	if err != nil || !strings.Contains(out, "paper/private") {
+		t.Fatalf("list: %v\n%s", err, out)
 	}
 }

@@ -1,0 +1,34 @@
+package ingest
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+// PrivateFile reports whether the file at path (or the one it links to) is
+// private material that must never become a public paper: it lies in a
+// private vault folder (root, privateDirs; root "" for no vault), or it is
+// the file of a private document in the store, such as the PDF of a Zotero
+// item filed in a private collection.
+func PrivateFile(ctx context.Context, store *kb.Store, root string, privateDirs []string, path string) (bool, error) {
+	if vault.InPrivateFolder(root, path, privateDirs) {
+		return true, nil
+	}
+	paths := []string{filepath.Clean(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != paths[0] {
+		paths = append(paths, real)
+	}
+	for _, p := range paths {
+		n, err := store.CountWhere(ctx, kb.Filter{FilePath: p, Visibility: []string{kb.Private}})
+		if err != nil {
+			return false, err
+		}
+		if n.Chunks > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
