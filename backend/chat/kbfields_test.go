@@ -85,6 +85,59 @@ func TestKBToolsShowIdentifyingFieldsAndAdvertiseFilters(t *testing.T) {
 	}
 }
 
+// The Zotero filters: a collection (with those under it), a year or a
+// range, an item type; kb_stats names the collections and types in use.
+func TestKBToolsFilterZoteroItems(t *testing.T) {
+	f := newKB(t)
+	ctx, _, _ := turnCtx()
+	var chunks []kb.Chunk
+	for _, it := range []struct{ key, title, cols, year, typ string }{
+		{"AAAA1111", "Glacier melt survey", "Thesis/Chapter 2; Reading", "2019", "journalArticle"},
+		{"BBBB2222", "Glacier book", "Reading", "2021", "book"},
+		{"CCCC3333", "Glacier preprint", "Thesisish", "2023", "preprint"},
+	} {
+		m := kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: "zotero://select/library/items/" + it.key, Title: it.title, StorageMode: "full_text",
+			Extra: map[string]string{kb.CollectionsField: it.cols, kb.YearField: it.year, kb.ItemTypeField: it.typ}}
+		chunks = append(chunks, kb.Chunk{Content: it.title + " about glaciers.", EmbedText: it.title, Meta: m})
+	}
+	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"collection": "thesis"}, []string{"AAAA1111"}},
+		{map[string]any{"collection": "Reading"}, []string{"AAAA1111", "BBBB2222"}},
+		{map[string]any{"year": "2020-"}, []string{"BBBB2222", "CCCC3333"}},
+		{map[string]any{"year": "2019"}, []string{"AAAA1111"}},
+		{map[string]any{"item_type": "book"}, []string{"BBBB2222"}},
+		{map[string]any{"collection": "Reading", "year": "-2020"}, []string{"AAAA1111"}},
+	} {
+		for _, tool := range []string{"search_kb", "list_documents"} {
+			args := maps.Clone(c.args)
+			args["query"] = "glacier"
+			out, err := f.tools.Dispatch(ctx, local, call(tool, args), func(Event) {})
+			if err != nil || out.IsError {
+				t.Fatal(err, out)
+			}
+			for _, key := range []string{"AAAA1111", "BBBB2222", "CCCC3333"} {
+				if strings.Contains(out.Content, key) != slices.Contains(c.want, key) {
+					t.Errorf("%s %v: %s wrongly in or out:\n%s", tool, c.args, key, out.Content)
+				}
+			}
+		}
+	}
+	out, _ := f.tools.Dispatch(ctx, local, call("search_kb", map[string]any{"query": "glacier", "year": "twenty"}), func(Event) {})
+	if !out.IsError || !strings.Contains(out.Content, "2019-2021") {
+		t.Errorf("a bad year: %+v", out)
+	}
+	out, _ = f.tools.Dispatch(ctx, local, call("kb_stats", map[string]any{}), func(Event) {})
+	if !strings.Contains(out.Content, "Zotero collections (items): Reading=2 Thesis/Chapter 2=1 Thesisish=1") || !strings.Contains(out.Content, "book=1 journalArticle=1 preprint=1") {
+		t.Errorf("kb_stats:\n%s", out.Content)
+	}
+}
+
 // get_document reads the body in order, then the annotations, then figures.
 func TestGetDocumentBodyThenAnnotationsThenFigures(t *testing.T) {
 	f := newKB(t)

@@ -103,7 +103,7 @@ func KBTools(k *KB) map[string]Tool {
 			Parameters: schema(nil, withFilters(map[string]string{"from": "earliest record date, YYYY-MM-DD or YYYY-MM (inclusive)", "to": "latest record date, YYYY-MM-DD or YYYY-MM (inclusive)",
 				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)"}))},
 			Run: k.queryRecords},
-		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status.", Parameters: schema(nil, map[string]string{})},
+		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status, and the Zotero collections and item types in use.", Parameters: schema(nil, map[string]string{})},
 			Run: k.stats},
 		"read_file": {Def: llm.Tool{Name: "read_file", Description: "Read a Markdown note from the vault by its vault-relative path.",
 			Parameters: schema([]string{"path"}, map[string]string{"path": "vault-relative path of a .md file"})},
@@ -202,6 +202,10 @@ var filterParams = map[string]string{
 	"entity":   "record entity: organisation or person",
 	"tags":     "comma-separated tags that must all be present",
 	"fields":   "x_<key>=value pairs for other frontmatter fields, comma-separated",
+	// Zotero items (papers) carry these; kb_stats lists the values in use.
+	"collection": "a Zotero collection path, e.g. Thesis/Chapter 2: items filed in it or in a collection under it",
+	"year":       "a paper's year or range: 2021, 2019-2021, 2019-, -2021",
+	"item_type":  "Zotero item type, e.g. journalArticle, book, preprint, conferencePaper",
 }
 
 // withFilters adds filterParams to a tool's own parameters.
@@ -213,7 +217,7 @@ func withFilters(props map[string]string) map[string]string {
 // filterArgs decodes the filter parameters.
 func filterArgs(args map[string]any) (kbtools.FilterArgs, error) {
 	a := kbtools.FilterArgs{Kind: str(args, "kind"), Category: str(args, "category"), Status: str(args, "status"), Entity: str(args, "entity"),
-		Tags: strings.Split(str(args, "tags"), ",")}
+		Tags: strings.Split(str(args, "tags"), ","), Collection: str(args, "collection"), Year: str(args, "year"), ItemType: str(args, "item_type")}
 	for _, pair := range strings.Split(str(args, "fields"), ",") {
 		if pair = strings.TrimSpace(pair); pair == "" {
 			continue
@@ -359,7 +363,8 @@ func (k *KB) stats(ctx context.Context, s *Session, _ map[string]any) (string, s
 	for _, part := range []struct {
 		title string
 		m     map[string]int
-	}{{"By type", counts.ByType}, {"Record types", counts.Records}, {"Statuses", counts.Statuses}} {
+	}{{"By type", counts.ByType}, {"Record types", counts.Records}, {"Statuses", counts.Statuses},
+		{"Zotero collections (items)", counts.Collections}, {"Zotero item types (items)", counts.ItemTypes}} {
 		if len(part.m) == 0 {
 			continue
 		}

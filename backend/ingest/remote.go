@@ -142,7 +142,7 @@ func (r *Remote) Download(ctx context.Context, rp RemotePaper, dir string) (stri
 }
 
 // YearField holds a paper's publication year among a chunk's extra fields.
-const YearField = "x_year"
+const YearField = kb.YearField
 
 // BuildRemote stages a remote paper: from its downloaded PDF (pdfPath) like
 // any PDF, filed under its link and with no local path (the download is a

@@ -28,7 +28,7 @@ const (
 	ZoteroOpenField       = "x_zotero_open"       // the zotero:// link that opens this chunk's place
 	ZoteroAnnotationField = "x_zotero_annotation" // an annotation chunk's annotation key
 	ZoteroNoteField       = "x_zotero_note"       // a child note chunk's note key
-	ZoteroItemTypeField   = "x_item_type"
+	ZoteroItemTypeField   = kb.ItemTypeField
 )
 
 // zoteroSchema versions the chunks built from Zotero: a change to how an
@@ -224,7 +224,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		extra["x_publication"] = it.Publication
 	}
 	if len(it.Collections) > 0 {
-		extra["x_collections"] = strings.Join(it.Collections, "; ")
+		extra[kb.CollectionsField] = strings.Join(it.Collections, kb.CollectionSep)
 	}
 	for _, a := range it.Attachments {
 		if isPDF(a) && a.Path != "" {

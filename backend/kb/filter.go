@@ -23,7 +23,23 @@ type Filter struct {
 	Tags           []string          // every tag must be present
 	Source         string
 	FilePath       string
+	// Collection keeps the documents filed in the collection at this path
+	// ("Lab/Reviews") or in one under it: the "; "-separated paths of the
+	// x_collections field (Zotero items), compared without regard to ASCII
+	// case.
+	Collection string
+	// YearFrom and YearTo (inclusive; 0 is open) keep the papers whose
+	// x_year lies between them.
+	YearFrom, YearTo int
 }
+
+// CollectionsField holds the collections a document is filed in (Zotero
+// items), their paths joined by CollectionSep.
+const (
+	CollectionsField = "x_collections"
+	CollectionSep    = "; "
+	YearField        = "x_year" // a paper's publication year
+)
 
 var fieldKey = regexp.MustCompile(`^x_[a-z0-9_]{1,64}$`)
 
@@ -65,7 +81,62 @@ func (f Filter) where() (string, []any, error) {
 		clauses = append(clauses, "instr(c.tags, ?) > 0")
 		args = append(args, "|"+strings.TrimSpace(t)+"|")
 	}
+	if want := collectionKey(f.Collection); want != "" {
+		// SQLite's lower() folds ASCII only, as collectionKey does.
+		list := `('` + CollectionSep + `' || lower(json_extract(c.extra, '$.` + CollectionsField + `')) || '` + CollectionSep + `')`
+		clauses = append(clauses, "(instr("+list+", ?) > 0 OR instr("+list+", ?) > 0)")
+		args = append(args, CollectionSep+want+CollectionSep, CollectionSep+want+"/")
+	}
+	if f.YearFrom != 0 || f.YearTo != 0 {
+		year := `CAST(json_extract(c.extra, '$.` + YearField + `') AS INTEGER)`
+		clauses = append(clauses, "json_extract(c.extra, '$."+YearField+"') GLOB '[0-9][0-9][0-9][0-9]'")
+		if f.YearFrom != 0 {
+			clauses = append(clauses, year+" >= ?")
+			args = append(args, f.YearFrom)
+		}
+		if f.YearTo != 0 {
+			clauses = append(clauses, year+" <= ?")
+			args = append(args, f.YearTo)
+		}
+	}
 	return strings.Join(clauses, " AND "), args, nil
+}
+
+// collectionKey is a collection path as filters compare it: trimmed of
+// spaces and slashes, ASCII letters lowered.
+func collectionKey(path string) string {
+	return asciiLower(strings.Trim(strings.TrimSpace(path), "/"))
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// inCollection is the Collection filter over one x_collections value.
+func inCollection(list, want string) bool {
+	list = CollectionSep + asciiLower(list) + CollectionSep
+	return strings.Contains(list, CollectionSep+want+CollectionSep) || strings.Contains(list, CollectionSep+want+"/")
+}
+
+// year is a four-digit x_year as a number, or 0.
+func year(v string) int {
+	if len(v) != 4 {
+		return 0
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // matches is where evaluated in memory over one row; the two must agree
@@ -86,6 +157,17 @@ func (f Filter) matches(m *rowMeta) bool {
 	}
 	for _, t := range f.Tags {
 		if !strings.Contains(m.tags, "|"+strings.TrimSpace(t)+"|") {
+			return false
+		}
+	}
+	if want := collectionKey(f.Collection); want != "" {
+		if list, ok := m.extra[CollectionsField]; !ok || !inCollection(list, want) {
+			return false
+		}
+	}
+	if f.YearFrom != 0 || f.YearTo != 0 {
+		y := year(m.extra[YearField])
+		if y == 0 || (f.YearFrom != 0 && y < f.YearFrom) || (f.YearTo != 0 && y > f.YearTo) {
 			return false
 		}
 	}

@@ -27,6 +27,12 @@ func TestInMemoryFilterEqualsSQLFilter(t *testing.T) {
 		c.Meta.Tags = EncodeTags([]string{pick("", "remote", "remote-first"), pick("", "ml")})
 		if r.IntN(2) == 0 {
 			c.Meta.Extra = map[string]string{"x_venue": pick("NeurIPS", "ICML"), "x_" + pick("a", "b"): "1"}
+			if r.IntN(2) == 0 {
+				c.Meta.Extra[CollectionsField] = pick("Lab", "Lab/Reviews", "lab/reviews; Reading", "Laboratory", "Reading/Lab", "Old Lab; Lab/Reviews/2026")
+			}
+			if r.IntN(2) == 0 {
+				c.Meta.Extra[YearField] = pick("2019", "2020", "2021", "20x1", "", "999")
+			}
 		}
 		chunks = append(chunks, c)
 	}
@@ -60,6 +66,12 @@ func TestInMemoryFilterEqualsSQLFilter(t *testing.T) {
 		if r.IntN(3) == 0 {
 			f.Fields = map[string]string{"x_venue": pick("NeurIPS", "ICML"), "x_a": pick("1", "2")}
 		}
+		if r.IntN(3) == 0 {
+			f.Collection = pick("Lab", "lab/Reviews", " /Reading/ ", "Reviews", "La", "Lab/Reviews/2026")
+		}
+		if r.IntN(3) == 0 {
+			f.YearFrom, f.YearTo = []int{0, 2020, 2021}[r.IntN(3)], []int{0, 2020, 2021}[r.IntN(3)]
+		}
 		where, args, err := f.where()
 		if err != nil {
 			t.Fatal(err)
@@ -87,6 +99,47 @@ func TestInMemoryFilterEqualsSQLFilter(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("filter %d %+v: memory %v, SQL %v", i, f, got, want)
+		}
+	}
+}
+
+// What the collection and year filters mean: a collection holds what is
+// filed in it and in the collections under it; years are inclusive.
+func TestCollectionAndYearFilters(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	paper := func(source, collections, year string) Chunk {
+		c := note(source, "text of "+source, Public, nil)
+		c.Meta.Extra = map[string]string{CollectionsField: collections, YearField: year}
+		return c
+	}
+	if err := s.Commit([]Chunk{paper("a", "Lab/Reviews; Reading", "2019"), paper("b", "Laboratory", "2021"), paper("c", "Reading/Lab", "2020"), note("d", "no fields", Public, nil)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{Collection: "lab"}, []string{"a"}},
+		{Filter{Collection: "Lab/Reviews/"}, []string{"a"}},
+		{Filter{Collection: "Reading"}, []string{"a", "c"}},
+		{Filter{Collection: "Reviews"}, nil},
+		{Filter{YearFrom: 2020}, []string{"b", "c"}},
+		{Filter{YearTo: 2020}, []string{"a", "c"}},
+		{Filter{YearFrom: 2020, YearTo: 2020}, []string{"c"}},
+		{Filter{Collection: "Reading", YearFrom: 2020}, []string{"c"}},
+	} {
+		docs, err := s.List(ctx, tc.f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range docs {
+			got = append(got, d.Source)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.f, got, tc.want)
 		}
 	}
 }

@@ -147,7 +147,14 @@ type Counts struct {
 	Legacy    int            `json:"legacy"`     // private papers/digests: breaks the papers-are-public invariant
 	Records   map[string]int `json:"categories"` // chunks per record category
 	Statuses  map[string]int `json:"statuses"`
+	// Collections and ItemTypes count documents (Zotero items) per
+	// collection path they are filed in and per item type.
+	Collections map[string]int `json:"collections,omitempty"`
+	ItemTypes   map[string]int `json:"item_types,omitempty"`
 }
+
+// ItemTypeField holds a Zotero item's type (journalArticle, book ...).
+const ItemTypeField = "x_item_type"
 
 // Count gathers Counts over the whole store.
 func (s *Store) Count(ctx context.Context) (Counts, error) { return s.CountWhere(ctx, Filter{}) }
@@ -188,7 +195,41 @@ func (s *Store) CountWhere(ctx context.Context, f Filter) (Counts, error) {
 			return c, errs.Wrap(errs.RAG, op, err)
 		}
 	}
-	return c, nil
+	return c, s.countCollections(ctx, &c, where, args)
+}
+
+// countCollections fills Counts.Collections and ItemTypes: one count per
+// document, however many chunks it has.
+func (s *Store) countCollections(ctx context.Context, c *Counts, where string, args []any) error {
+	const op = "kb.Count"
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT c.source, COALESCE(json_extract(c.extra, '$.`+CollectionsField+`'), ''),
+		COALESCE(json_extract(c.extra, '$.`+ItemTypeField+`'), '') FROM chunks AS c
+		WHERE (json_extract(c.extra, '$.`+CollectionsField+`') IS NOT NULL OR json_extract(c.extra, '$.`+ItemTypeField+`') IS NOT NULL) AND `+where, args...)
+	if err != nil {
+		return errs.Wrap(errs.RAG, op, err)
+	}
+	defer rows.Close()
+	c.Collections, c.ItemTypes = map[string]int{}, map[string]int{}
+	seen := map[string]bool{}
+	for rows.Next() {
+		var source, cols, typ string
+		if err := rows.Scan(&source, &cols, &typ); err != nil {
+			return errs.Wrap(errs.RAG, op, err)
+		}
+		if seen[source] {
+			continue // a document's chunks all carry its fields
+		}
+		seen[source] = true
+		for _, col := range strings.Split(cols, CollectionSep) {
+			if col != "" {
+				c.Collections[col]++
+			}
+		}
+		if typ != "" {
+			c.ItemTypes[typ]++
+		}
+	}
+	return errs.Wrap(errs.RAG, op, rows.Err())
 }
 
 type nullIntScanner struct{ dst *int }

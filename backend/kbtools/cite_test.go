@@ -30,3 +30,16 @@ func TestZoteroCitationsCarryTheirLinkAndKey(t *testing.T) {
 		t.Fatalf("a link on an arXiv paper: %+v", c)
 	}
 }
+
+func TestParseYears(t *testing.T) {
+	for in, want := range map[string][2]int{"": {0, 0}, "2021": {2021, 2021}, " 2019-2021 ": {2019, 2021}, "2019-": {2019, 0}, "-2021": {0, 2021}} {
+		if from, to, err := ParseYears(in); err != nil || from != want[0] || to != want[1] {
+			t.Errorf("ParseYears(%q) = %d, %d, %v", in, from, to, err)
+		}
+	}
+	for _, bad := range []string{"twenty", "21", "2021-2019", "-", "2019-20x1", "12345"} {
+		if _, _, err := ParseYears(bad); err == nil {
+			t.Errorf("ParseYears(%q) accepted", bad)
+		}
+	}
+}

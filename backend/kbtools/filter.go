@@ -1,9 +1,12 @@
 package kbtools
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
@@ -17,6 +20,13 @@ type FilterArgs struct {
 	Entity   string            // organisation or person
 	Tags     []string          // every one must be present
 	Fields   map[string]string // x_<key> = value
+	// Collection is a collection path ("Lab/Reviews"): what is filed in it
+	// or under it (Zotero items).
+	Collection string
+	// Year is a paper's year or range: "2021", "2019-2021", "2019-", "-2021".
+	Year string
+	// ItemType is Zotero's item type: journalArticle, book, preprint ...
+	ItemType string
 }
 
 // Filter is the store filter the arguments name.
@@ -31,6 +41,13 @@ func (a FilterArgs) Filter(op string) (kb.Filter, error) {
 			f.Tags = append(f.Tags, tag)
 		}
 	}
+	f.Collection = strings.TrimSpace(a.Collection)
+	if f.YearFrom, f.YearTo, err = ParseYears(a.Year); err != nil {
+		return kb.Filter{}, errs.WithHint(errs.Wrap(errs.Invalid, op, err), "give a year (2021) or a range (2019-2021, 2019-, -2021)")
+	}
+	if t := strings.TrimSpace(a.ItemType); t != "" {
+		f.Fields = map[string]string{ingest.ZoteroItemTypeField: t}
+	}
 	for key, value := range a.Fields {
 		key = strings.TrimSpace(key)
 		if !strings.HasPrefix(key, "x_") {
@@ -42,4 +59,38 @@ func (a FilterArgs) Filter(op string) (kb.Filter, error) {
 		f.Fields[key] = strings.TrimSpace(value)
 	}
 	return f, nil
+}
+
+// ParseYears reads a year or an inclusive range: "2021", "2019-2021",
+// "2019-" (from), "-2021" (until); "" is no bound.
+func ParseYears(s string) (from, to int, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, 0, nil
+	}
+	lo, hi, isRange := strings.Cut(s, "-")
+	parse := func(v string) (int, error) {
+		v = strings.TrimSpace(v)
+		if v == "" && isRange {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1000 || n > 9999 {
+			return 0, fmt.Errorf("%q is not a year or a range of years", s)
+		}
+		return n, nil
+	}
+	if from, err = parse(lo); err != nil {
+		return 0, 0, err
+	}
+	if !isRange {
+		return from, from, nil
+	}
+	if to, err = parse(hi); err != nil {
+		return 0, 0, err
+	}
+	if from == 0 && to == 0 || to != 0 && from > to {
+		return 0, 0, fmt.Errorf("%q is not a range of years", s)
+	}
+	return from, to, nil
 }

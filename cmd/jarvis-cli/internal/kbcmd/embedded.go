@@ -100,6 +100,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 
 	var n int
 	var docType string
+	var where []string
 	var privateOK, verbose bool
 	search := &cobra.Command{
 		Use:   "search QUERY",
@@ -109,7 +110,14 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			"The mode that answered is printed on stderr.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
-			f := kb.Filter{}
+			fa, err := whereArgs("kb search", where)
+			if err != nil {
+				return err
+			}
+			f, err := fa.Filter("kb search")
+			if err != nil {
+				return err
+			}
 			if docType != "" {
 				f.DocTypes = strings.Split(docType, ",")
 			}
@@ -142,6 +150,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	}
 	search.Flags().IntVarP(&n, "n", "n", 0, "number of results (default rag.n_results)")
 	search.Flags().StringVar(&docType, "type", "", "doc types, comma-separated (paper,note,chat,digest)")
+	search.Flags().StringArrayVar(&where, "where", nil, whereHelp)
 	search.Flags().BoolVar(&privateOK, "private", true, "include private notes (this is a local search; nothing leaves the machine)")
 	search.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the models, the inference backend and the timing (stderr)")
 	cmd.AddCommand(search)

@@ -6,6 +6,7 @@ package kbcmd
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -46,16 +47,26 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 
 	var f kb.Filter
 	var docType string
+	var listWhere []string
 	var limit int
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List documents (one line per document, with chunk counts)",
 		Args:  cobra.NoArgs,
 		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
-			if docType != "" {
-				f.DocTypes = strings.Split(docType, ",")
+			fa, err := whereArgs("kb list", listWhere)
+			if err != nil {
+				return err
 			}
-			docs, err := s.List(ctx, f, limit)
+			wf, err := fa.Filter("kb list")
+			if err != nil {
+				return err
+			}
+			wf.Category, wf.Status, wf.Entity = cmp.Or(f.Category, wf.Category), cmp.Or(f.Status, wf.Status), cmp.Or(f.Entity, wf.Entity)
+			if docType != "" {
+				wf.DocTypes = strings.Split(docType, ",")
+			}
+			docs, err := s.List(ctx, wf, limit)
 			if err != nil {
 				return err
 			}
@@ -70,6 +81,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 	list.Flags().StringVar(&f.Category, "category", "", "record type")
 	list.Flags().StringVar(&f.Status, "status", "", "record status")
 	list.Flags().StringVar(&f.Entity, "entity", "", "record entity")
+	list.Flags().StringArrayVar(&listWhere, "where", nil, whereHelp)
 	list.Flags().IntVar(&limit, "limit", 200, "maximum documents")
 	cmd.AddCommand(list)
 	cmd.AddCommand(newRecordsCmd(io, withStore))

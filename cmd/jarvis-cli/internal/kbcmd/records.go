@@ -40,14 +40,15 @@ date or other fields — filtered and in date order, one per line with its date.
   jarvis-cli kb records --where entity=Tanaka --sort date
   jarvis-cli kb records --where location=Berlin -n 10
 
---where takes category, status, entity, tag or any other frontmatter field;
+--where takes category, status, entity, tag, collection, year, item_type or any
+other frontmatter field;
 --since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive).`,
 		Args: cobra.NoArgs,
 		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
 			return runRecords(ctx, io, s, o)
 		}),
 	}
-	cmd.Flags().StringArrayVar(&o.where, "where", nil, "FIELD=VALUE, repeatable (category, status, entity, tag, or any frontmatter field)")
+	cmd.Flags().StringArrayVar(&o.where, "where", nil, whereHelp)
 	cmd.Flags().StringVar(&o.since, "since", "", "earliest record date, YYYY-MM-DD or YYYY-MM")
 	cmd.Flags().StringVar(&o.until, "until", "", "latest record date, YYYY-MM-DD or YYYY-MM")
 	cmd.Flags().StringVar(&o.sort, "sort", "-date", "-date (newest first), date, changed or added")
@@ -58,25 +59,9 @@ date or other fields — filtered and in date order, one per line with its date.
 
 func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOptions) error {
 	const op = "kb.records"
-	args := kbtools.FilterArgs{Fields: map[string]string{}}
-	for _, w := range o.where {
-		field, value, ok := strings.Cut(w, "=")
-		field, value = strings.TrimSpace(field), strings.TrimSpace(value)
-		if !ok || field == "" || value == "" {
-			return errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD=VALUE", w), "e.g. --where category=meeting")
-		}
-		switch field {
-		case "category":
-			args.Category = value
-		case "status":
-			args.Status = value
-		case "entity":
-			args.Entity = value
-		case "tag", "tags":
-			args.Tags = append(args.Tags, value)
-		default:
-			args.Fields["x_"+strings.TrimPrefix(field, "x_")] = value
-		}
+	args, err := whereArgs(op, o.where)
+	if err != nil {
+		return err
 	}
 	sort, ok := recordSorts[o.sort]
 	if !ok {
@@ -100,3 +85,39 @@ func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOp
 	fmt.Fprintf(io.Err, "%d records\n", len(docs))
 	return nil
 }
+
+// whereArgs reads --where FIELD=VALUE flags: category, status, entity,
+// tag, a Zotero collection, year (2021, 2019-2021) or item_type, or any
+// other frontmatter field.
+func whereArgs(op string, where []string) (kbtools.FilterArgs, error) {
+	args := kbtools.FilterArgs{Fields: map[string]string{}}
+	for _, w := range where {
+		field, value, ok := strings.Cut(w, "=")
+		field, value = strings.TrimSpace(field), strings.TrimSpace(value)
+		if !ok || field == "" || value == "" {
+			return args, errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD=VALUE", w), "e.g. --where category=meeting or --where year=2019-2021")
+		}
+		switch field {
+		case "category":
+			args.Category = value
+		case "status":
+			args.Status = value
+		case "entity":
+			args.Entity = value
+		case "tag", "tags":
+			args.Tags = append(args.Tags, value)
+		case "collection":
+			args.Collection = value
+		case "year":
+			args.Year = value
+		case "item_type", "type":
+			args.ItemType = value
+		default:
+			args.Fields["x_"+strings.TrimPrefix(field, "x_")] = value
+		}
+	}
+	return args, nil
+}
+
+// whereHelp is the --where flag's help, the same wherever it appears.
+const whereHelp = "FIELD=VALUE, repeatable: category, status, entity, tag, collection (Zotero, with the collections under it), year (2021 or 2019-2021), item_type, or any frontmatter field"

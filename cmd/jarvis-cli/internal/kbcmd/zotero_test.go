@@ -54,6 +54,16 @@ func TestIndexZoteroEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(out, "unchanged 1") {
 		t.Fatalf("second run: %v\n%s", err, out)
 	}
+	// Record filters on papers: year and item type.
+	for where, found := range map[string]bool{"year=2020-2021": true, "year=2022-": false, "item_type=journalArticle": true, "item_type=book": false} {
+		out, err = run(t, cfg, "", "search", "--type", "paper", "--where", where, "glacial melt rates")
+		if err != nil || strings.Contains(out, "ITEM2345") != found {
+			t.Fatalf("search --where %s: %v\n%s", where, err, out)
+		}
+	}
+	if _, err = run(t, cfg, "", "search", "--where", "year=soon", "x"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("a bad year: %v", err)
+	}
 
 	// A collection made private: kept in the config, and the item filed
 	// there is rebuilt private at once.
@@ -65,8 +75,11 @@ func TestIndexZoteroEndToEnd(t *testing.T) {
 	if saved, _ := config.Load(); !slices.Equal(saved.Zotero.PrivateCollections, []string{"Grants"}) {
 		t.Fatalf("saved %q", saved.Zotero.PrivateCollections)
 	}
-	out, err = run(t, cfg, "", "list", "--type", "paper")
-	if err != nil || !strings.Contains(out, "paper/private") {
+	out, err = run(t, cfg, "", "list", "--type", "paper", "--where", "collection=grants")
+	if err != nil || !strings.Contains(out, "[paper/private] Sparse attention at scale") {
 		t.Fatalf("list: %v\n%s", err, out)
+	}
+	if out, err = run(t, cfg, "", "list", "--where", "collection=Reading"); err != nil || strings.Contains(out, "Sparse attention") {
+		t.Fatalf("list of another collection: %v\n%s", err, out)
 	}
 }
