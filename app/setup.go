@@ -109,7 +109,10 @@ func (s *Setup) SyncZotero() (string, error) {
 	if eng == nil {
 		return "", s.core.noStore("setup.SyncZotero")
 	}
-	z := eng.ZoteroSync()
+	z, err := eng.ZoteroSync()
+	if err != nil {
+		return "", err
+	}
 	if z == nil {
 		return "", errs.WithHint(errs.New(errs.Invalid, "setup.SyncZotero", "no Zotero library is chosen"), "choose the folder that holds zotero.sqlite")
 	}

@@ -129,10 +129,28 @@ func TestMarkingAZoteroCollectionPrivate(t *testing.T) {
 		t.Fatalf("collections %+v", cols)
 	}
 	store := s.core.agent().Engine.Store
-	for key, vis := range map[string]string{"GRANT234": kb.Private, "READ2345": kb.Public} {
-		docs, err := store.List(t.Context(), kb.Filter{Source: ingest.ZoteroSourceFor(key)}, 0)
-		if err != nil || len(docs) != 1 || docs[0].Visibility != vis {
-			t.Fatalf("%s: %v %+v", key, err, docs)
+	check := func(want map[string]string) {
+		t.Helper()
+		for key, vis := range want {
+			docs, err := store.List(t.Context(), kb.Filter{Source: ingest.ZoteroSourceFor(key)}, 0)
+			if err != nil || len(docs) != 1 || docs[0].Visibility != vis {
+				t.Fatalf("%s: %v %+v", key, err, docs)
+			}
 		}
 	}
+	check(map[string]string{"GRANT234": kb.Private, "READ2345": kb.Public})
+
+	// jarvis-cli makes Reading private behind the window's back: the
+	// panel shows it ticked, and "Read it again now" keeps it private.
+	if err := config.SetIn(cfg.Home, "zotero", "private_collections", []string{"Grants", "Reading"}); err != nil {
+		t.Fatal(err)
+	}
+	if cols, _ = s.Setup.ZoteroCollections(); !cols[2].Private {
+		t.Fatalf("a collection made private elsewhere shows unticked: %+v", cols)
+	}
+	if id, err = s.Setup.SyncZotero(); err != nil {
+		t.Fatal(err)
+	}
+	finished(t, s, id)
+	check(map[string]string{"GRANT234": kb.Private, "READ2345": kb.Private})
 }

@@ -271,7 +271,11 @@ func newWorld(t *testing.T, private bool, emb, rr string) *world {
 	if _, err := ag.Engine.Refresher().Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ag.Engine.ZoteroSync().Sync(ctx); err != nil {
+	zs, err := ag.Engine.ZoteroSync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zs.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	adder := ag.Engine.Adder(nil)

@@ -163,28 +163,24 @@ func (s *Services) SyncZotero(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The private collections are read from config.toml at every sync:
-	// the window or jarvis-cli may have changed them since this process
-	// started, and a sync with a stale list would publish an item the user
-	// has just made private. A changed list counts as a changed library.
-	fresh, err := config.LoadFrom(s.Cfg.Home)
+	e, err := s.Engine()
 	if err != nil {
 		return err
 	}
-	private := fresh.Zotero.PrivateCollections
-	print += "\nprivate " + strings.Join(private, "\n")
+	// The sync reads the private collections from config.toml too (the
+	// window or jarvis-cli may have changed them since this process
+	// started): a changed list counts as a changed library.
+	z, err := e.ZoteroSync()
+	if err != nil || z == nil {
+		return err
+	}
+	print += "\nprivate " + strings.Join(z.PrivateCollections, "\n")
 	s.mu.Lock()
 	same := print == s.zoteroSeen
 	s.mu.Unlock()
 	if same {
 		return nil
 	}
-	e, err := s.Engine()
-	if err != nil {
-		return err
-	}
-	z := e.ZoteroSync()
-	z.PrivateCollections = private
 	res, err := z.Sync(ctx)
 	for _, w := range res.Warnings {
 		s.logf("zotero_sync: warning: %s", w)

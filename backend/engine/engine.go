@@ -354,12 +354,18 @@ func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
 
 // ZoteroSync syncs the Zotero library in zotero.data_dir (nil when none is
 // chosen). Items are stored for keyword search at once; their vectors are
-// left to the backfill, as a vault sync's are.
-func (e *Engine) ZoteroSync() *ingest.ZoteroSync {
+// left to the backfill, as a vault sync's are. The private collections are
+// read at this call (config.ZoteroPrivateNow): a sync never runs with a
+// list older than the one on disk.
+func (e *Engine) ZoteroSync() (*ingest.ZoteroSync, error) {
 	if e.Cfg.Zotero.DataDir == "" {
-		return nil
+		return nil, nil
 	}
-	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: e.Cfg.Zotero.PrivateCollections}
+	private, err := e.Cfg.ZoteroPrivateNow()
+	if err != nil {
+		return nil, err
+	}
+	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: private}, nil
 }
 
 // Close releases the store and the models.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,7 @@ type ZoteroResult struct {
 	Items, Added, Updated, Deleted, Unchanged int
 	Annotations                               int // Zotero annotations stored by this sync
 	Private                                   int // items in a private collection (stored private)
+	Withdrawn                                 int // public copies of private items' files removed
 	Warnings                                  []string
 }
 
@@ -135,6 +137,16 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 			} else {
 				res.Added++
 			}
+		}
+		if vis == kb.Private {
+			removed, err := z.withdrawPublicCopies(ctx, it)
+			if err != nil {
+				return res, err
+			}
+			for _, title := range removed {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("removed the public copy %q of a file of %s (%s): the item is in a private collection now", title, it.Title, it.Key))
+			}
+			res.Withdrawn += len(removed)
 		}
 		if z.Progress != nil {
 			z.Progress(i+1, len(lib.Items))
@@ -228,7 +240,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 	}
 	for _, a := range it.Attachments {
 		if isPDF(a) && a.Path != "" {
-			base.FilePath = a.Path // the viewer's fallback when Zotero is not installed
+			base.FilePath = realPath(a.Path) // the viewer's fallback when Zotero is not installed
 			break
 		}
 	}
@@ -268,6 +280,12 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 	}
 
 	for _, a := range it.Attachments {
+		// Every chunk of an attachment names its own file (links resolved):
+		// that is how kb add and the inbox know a private item's files.
+		file := base.FilePath
+		if a.Path != "" {
+			file = realPath(a.Path)
+		}
 		// Zotero's own annotations first: they are what the user marked.
 		zoteroMarks := map[string]bool{}
 		for _, an := range a.Annotations {
@@ -277,6 +295,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 			}
 			zoteroMarks[markKey(mk)] = true
 			m := base
+			m.FilePath = file
 			m.AnnotationKind, m.Page, m.NoteText = mk.Kind, mk.Page, mk.Comment
 			more := map[string]string{ZoteroAnnotationField: an.Key, ZoteroOpenField: ZoteroOpenPDF(a.Key, mk.Page, an.Key)}
 			if an.Color != "" {
@@ -310,6 +329,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		}
 		for _, c := range doc.Chunks {
 			m := base
+			m.FilePath = file
 			m.AnnotationKind, m.Page, m.NoteText, m.Section = c.Meta.AnnotationKind, c.Meta.Page, c.Meta.NoteText, c.Meta.Section
 			open := ZoteroOpenPDF(a.Key, c.Meta.Page, "")
 			add(c.Content, m, map[string]string{ZoteroOpenField: open})
@@ -328,6 +348,44 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		}
 	}
 	return chunks, warnings, nil
+}
+
+// realPath is path with its links resolved (a data folder kept in a
+// synced, linked folder), or path itself when it cannot be resolved.
+func realPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return filepath.Clean(path)
+}
+
+// withdrawPublicCopies removes the public documents made from a private
+// item's files before the item was private (added with kb add, or by the
+// inbox): once the user files the item in a private collection, no public
+// copy of its PDFs may stay. It returns what it removed.
+func (z *ZoteroSync) withdrawPublicCopies(ctx context.Context, it zotero.Item) ([]string, error) {
+	var removed []string
+	for _, a := range it.Attachments {
+		if a.Path == "" {
+			continue
+		}
+		for _, p := range slices.Compact([]string{filepath.Clean(a.Path), realPath(a.Path)}) {
+			docs, err := z.Store.List(ctx, kb.Filter{FilePath: p, Visibility: []string{kb.Public}}, 0)
+			if err != nil {
+				return removed, err
+			}
+			for _, d := range docs {
+				if strings.HasPrefix(d.Source, kb.ZoteroScheme) {
+					continue // another Zotero item linking the same file answers for itself
+				}
+				if _, err := z.Store.DeleteWhere(ctx, kb.Filter{Source: d.Source, FilePath: p, Visibility: []string{kb.Public}}); err != nil {
+					return removed, err
+				}
+				removed = append(removed, d.Title)
+			}
+		}
+	}
+	return removed, nil
 }
 
 func isPDF(a zotero.Attachment) bool {

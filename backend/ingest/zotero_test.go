@@ -320,6 +320,62 @@ func TestPrivateZoteroPDFIsNotAddedAsAPaper(t *testing.T) {
 	}
 }
 
+// Every file of a private item is private, however it is reached: its
+// second PDF, and its files through a data folder kept behind a link. A
+// public copy made while the item was public is withdrawn once it is not.
+func TestEveryFileOfAPrivateItemIsPrivate(t *testing.T) {
+	realDir := t.TempDir()
+	db := zoterotest.New(t, realDir)
+	annotated, _ := filepath.Abs("../pdf/testdata/annotated.pdf")
+	paper, _ := filepath.Abs("../pdf/testdata/paper.pdf")
+	db.AddItem(zotero.Item{Key: "GRANT234", Type: "journalArticle", Title: "Grant with a supplement", Fields: map[string]string{"title": "Grant with a supplement"},
+		Attachments: []zotero.Attachment{
+			{Key: "MAINPDF2", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: annotated},
+			{Key: "SUPPPDF2", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: paper}}})
+	t.Cleanup(db.Close)
+	// The data folder as configured is a link to the real one.
+	linked := filepath.Join(t.TempDir(), "Zotero")
+	if err := os.Symlink(realDir, linked); err != nil {
+		t.Fatal(err)
+	}
+	s := zoteroStore(t)
+	ctx := context.Background()
+	opts := Options{ChunkSize: 800, ChunkOverlap: 100}
+	// While the item is public, the user adds its supplement by hand.
+	supplement := filepath.Join(realDir, "storage", "SUPPPDF2", "paper.pdf")
+	adder := &Adder{Store: s, Opts: opts}
+	if _, err := adder.Add(ctx, AddRequest{Path: supplement, Paper: Paper{Mode: FullText}}); err != nil {
+		t.Fatal(err)
+	}
+	z := &ZoteroSync{Store: s, Dir: linked, Opts: opts, PrivateCollections: []string{"Grants"}}
+	if _, err := z.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.File("GRANT234", "Grants")
+	res, err := z.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Private != 1 || res.Withdrawn != 1 {
+		t.Fatalf("sync: %+v", res)
+	}
+	public, err := s.List(ctx, kb.Filter{Visibility: []string{kb.Public}}, 0)
+	if err != nil || len(public) != 0 {
+		t.Fatalf("public documents left: %v %+v", err, public)
+	}
+	for _, p := range []string{
+		filepath.Join(realDir, "storage", "MAINPDF2", "annotated.pdf"), supplement,
+		filepath.Join(linked, "storage", "MAINPDF2", "annotated.pdf"), filepath.Join(linked, "storage", "SUPPPDF2", "paper.pdf"),
+	} {
+		if private, err := PrivateFile(ctx, s, "", nil, p); err != nil || !private {
+			t.Errorf("PrivateFile(%s) = %v, %v", p, private, err)
+		}
+		if _, err := adder.Add(ctx, AddRequest{Path: p, Paper: Paper{Mode: FullText}}); !errs.Is(err, errs.Privacy) {
+			t.Errorf("kb add %s: %v", p, err)
+		}
+	}
+}
+
 func TestInCollection(t *testing.T) {
 	it := zotero.Item{Collections: []string{"Lab/Reviews/2026", "Reading"}}
 	for _, tc := range []struct {

@@ -311,13 +311,20 @@ func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollect
 	if cfg.Zotero.DataDir == "" {
 		return nil, errs.WithHint(errs.New(errs.Invalid, op, "no Zotero library is chosen"), "choose the folder that holds zotero.sqlite")
 	}
+	// Ticks as a sync would apply them: a collection made private by
+	// jarvis-cli since the window opened shows ticked, so saving the
+	// panel's list keeps it.
+	private, err := cfg.ZoteroPrivateNow()
+	if err != nil {
+		return nil, err
+	}
 	lib, err := zotero.Read(ctx, cfg.Zotero.DataDir)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ZoteroCollection, 0, len(lib.Collections))
 	for _, c := range lib.Collections {
-		col := ZoteroCollection{Path: c.Path, Private: zotero.Item{Collections: []string{c.Path}}.InCollection(cfg.Zotero.PrivateCollections)}
+		col := ZoteroCollection{Path: c.Path, Private: zotero.Item{Collections: []string{c.Path}}.InCollection(private)}
 		for _, it := range lib.Items {
 			if it.InCollection([]string{c.Path}) {
 				col.Items++
@@ -328,7 +335,7 @@ func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollect
 	// A private collection the library no longer holds (renamed, removed,
 	// mistyped in the config) is listed too, so saving the list from the
 	// panel never drops it unseen.
-	for _, p := range cfg.Zotero.PrivateCollections {
+	for _, p := range private {
 		if !slices.ContainsFunc(out, func(c ZoteroCollection) bool { return strings.EqualFold(c.Path, strings.Trim(p, "/ ")) }) {
 			out = append(out, ZoteroCollection{Path: p, Private: true})
 		}

@@ -142,7 +142,7 @@ func (it Item) InCollection(paths []string) bool {
 			continue
 		}
 		for _, have := range it.Collections {
-			have = strings.ToLower(have)
+			have = strings.ToLower(strings.Trim(strings.TrimSpace(have), "/"))
 			if have == want || strings.HasPrefix(have, want+"/") {
 				return true
 			}

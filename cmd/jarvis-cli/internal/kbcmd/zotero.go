@@ -90,7 +90,10 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 		return err
 	}
 	defer e.Close()
-	z := e.ZoteroSync()
+	z, err := e.ZoteroSync()
+	if err != nil {
+		return err
+	}
 	z.Progress = func(done, total int) { fmt.Fprintf(io.Err, "\ritems %d/%d", done, total) }
 	start := time.Now()
 	res, err := z.Sync(ctx)
@@ -103,8 +106,8 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 	}
 	fmt.Fprintf(io.Out, "%d items: added %d, updated %d, deleted %d, unchanged %d (%d Zotero annotations stored) in %s\n",
 		res.Items, res.Added, res.Updated, res.Deleted, res.Unchanged, res.Annotations, time.Since(start).Round(time.Millisecond))
-	if len(cfg.Zotero.PrivateCollections) > 0 {
-		fmt.Fprintf(io.Out, "%d items private (in %s)\n", res.Private, strings.Join(cfg.Zotero.PrivateCollections, ", "))
+	if len(z.PrivateCollections) > 0 {
+		fmt.Fprintf(io.Out, "%d items private (in %s)\n", res.Private, strings.Join(z.PrivateCollections, ", "))
 	}
 	if res.Added+res.Updated+res.Deleted > 0 {
 		if err := e.Store.WarmIndex(ctx); err != nil {
