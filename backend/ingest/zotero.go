@@ -34,7 +34,7 @@ const (
 
 // zoteroSchema versions the chunks built from Zotero: a change to how an
 // item becomes chunks bumps it, and the next sync rebuilds every item.
-const zoteroSchema = 1
+const zoteroSchema = 2 // 2: each attachment's chunks name its file; empty highlights read from the PDF
 
 // ZoteroSourceFor is the source of the item with key.
 func ZoteroSourceFor(key string) string { return ZoteroSource + key }
@@ -286,9 +286,21 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		if a.Path != "" {
 			file = realPath(a.Path)
 		}
+		// A highlight Zotero saved without its text (made on a page whose
+		// text Zotero could not read then) takes the words under its rects.
+		under, err := z.textUnder(ctx, a)
+		if err != nil {
+			if errs.Is(err, errs.Cancelled) {
+				return nil, warnings, err
+			}
+			warnings = append(warnings, fmt.Sprintf("attachment %s: the text under its highlights could not be read: %v", a.Key, err))
+		}
 		// Zotero's own annotations first: they are what the user marked.
 		zoteroMarks := map[string]bool{}
 		for _, an := range a.Annotations {
+			if an.Text == "" && under[an.Key] != "" {
+				an.Text = under[an.Key]
+			}
 			mk := zoteroMark(an)
 			if mk.Text == "" && mk.Comment == "" {
 				continue // an ink stroke or an empty box says nothing searchable
@@ -348,6 +360,44 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([
 		}
 	}
 	return chunks, warnings, nil
+}
+
+// textUnder reads, from the attachment's PDF, the words under each
+// highlight and underline that Zotero stored without text, by annotation
+// key. The PDF is read only when there is one.
+func (z *ZoteroSync) textUnder(ctx context.Context, a zotero.Attachment) (map[string]string, error) {
+	var want []zotero.Annotation
+	for _, an := range a.Annotations {
+		if (an.Type == zotero.Highlight || an.Type == zotero.Underline) && strings.TrimSpace(an.Text) == "" && len(an.Rects) > 0 {
+			want = append(want, an)
+		}
+	}
+	if len(want) == 0 || !isPDF(a) || a.Path == "" {
+		return nil, nil
+	}
+	doc, err := pdf.Read(ctx, a.Path, pdf.Options{Limits: z.Opts.PDFLimits})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, an := range want {
+		if an.PageIndex < 0 || an.PageIndex >= len(doc.Pages) {
+			continue
+		}
+		out[an.Key] = doc.TextUnder(an.PageIndex+1, PageRects(doc.Pages[an.PageIndex], an.Rects))
+	}
+	return out, nil
+}
+
+// PageRects turns Zotero's rects (PDF points, origin at the page's bottom
+// left) into the page's own coordinates (origin at the top left), in which
+// the PDF pipeline places characters.
+func PageRects(p pdf.Page, rects [][4]float64) []pdf.Rect {
+	out := make([]pdf.Rect, 0, len(rects))
+	for _, r := range rects {
+		out = append(out, pdf.Rect{X0: min(r[0], r[2]), X1: max(r[0], r[2]), Y0: p.Height - max(r[1], r[3]), Y1: p.Height - min(r[1], r[3])})
+	}
+	return out
 }
 
 // realPath is path with its links resolved (a data folder kept in a

@@ -234,6 +234,18 @@ func (p Page) markedText(quads []Rect, vocab words) (text, context string) {
 	return text, context
 }
 
+// TextUnder is the text that quads (in the page's coordinates, origin at
+// the top left) mark on page (1-based), read as a highlight in the file is
+// read: the characters mostly inside, in reading order, broken words
+// mended. It is "" for a page out of range or quads over no text.
+func (d *Document) TextUnder(page int, quads []Rect) string {
+	if page < 1 || page > len(d.Pages) {
+		return ""
+	}
+	text, _ := d.Pages[page-1].markedText(quads, d.words())
+	return text
+}
+
 // lineText is the text from char i to the end of its line.
 func (p Page) lineText(i int) string {
 	var b strings.Builder

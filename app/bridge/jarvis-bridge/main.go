@@ -36,6 +36,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models/hubtest"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
 )
 
 var demoNotes = map[string]string{
@@ -191,6 +193,11 @@ func startFresh() (func(), error) {
 	}
 	dead := closed.Addr().String()
 	closed.Close() // nothing answers there: no chat model
+	if err := writeZotero(filepath.Join(base, "user", "Zotero")); err != nil {
+		hub.Close()
+		os.RemoveAll(base)
+		return nil, err
+	}
 	for k, v := range map[string]string{"JARVIS_HOME": filepath.Join(base, "home"), "HOME": filepath.Join(base, "user"),
 		"HF_ENDPOINT": hub.URL, "OLLAMA_HOST": dead, "CHAT_PROVIDER": "", "VAULT_PATH": "", "ANTHROPIC_API_KEY": "", "OPENROUTER_API_KEY": "", "HF_TOKEN": ""} {
 		os.Setenv(k, v)
@@ -198,6 +205,36 @@ func startFresh() (func(), error) {
 	fmt.Printf("notes folder: %s\n", notes)
 	return func() { hub.Close(); os.RemoveAll(base) }, nil
 }
+
+// writeZotero puts a Zotero library where Zotero keeps one (~/Zotero), for
+// the setup panel to find: a public item with a highlight made in Zotero's
+// reader, and one filed under Grants/2027 for the user to make private.
+func writeZotero(dir string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("writing the Zotero library: %v", r)
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	db := zoterotest.New(seedTB{}, dir)
+	defer db.Close()
+	db.AddItem(zotero.Item{Key: "RHUB2345", Type: "book", Title: "Rhubarb trials in the north", Fields: map[string]string{"title": "Rhubarb trials in the north", "date": "2019", "abstractNote": "Forced rhubarb under clay pots."},
+		Creators: []zotero.Creator{{First: "Ann", Last: "Gardener", Type: "author"}}, Collections: []string{"Reading"}})
+	db.AddItem(zotero.Item{Key: "GRANT234", Type: "preprint", Title: "Grant budget 2027", Fields: map[string]string{"title": "Grant budget 2027", "abstractNote": "Salaries for the allotment robot."},
+		Collections: []string{"Grants/2027"}})
+	return nil
+}
+
+// seedTB lets zoterotest build a library outside a test: a failure panics
+// and writeZotero returns it.
+type seedTB struct{}
+
+func (seedTB) Helper()                           {}
+func (seedTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
+func (seedTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (seedTB) Skip(args ...any)                  { panic(fmt.Sprint(args...)) }
 
 // seed writes the demo vault, fixture models and config, and indexes the vault.
 func seed(home, llmURL string) error {

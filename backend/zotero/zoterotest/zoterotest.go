@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -23,9 +22,18 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/zotero"
 )
 
+// TB is what the builder needs of a test: *testing.T and *testing.B have
+// it, and so can a demo program that seeds a library (the e2e bridge).
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+}
+
 // DB is a Zotero database under construction.
 type DB struct {
-	tb    testing.TB
+	tb    TB
 	Dir   string
 	db    *sql.DB
 	clock time.Time
@@ -34,7 +42,7 @@ type DB struct {
 
 // New creates <dir>/zotero.sqlite (with our own minimal schema) and
 // <dir>/storage.
-func New(tb testing.TB, dir string) *DB {
+func New(tb TB, dir string) *DB {
 	tb.Helper()
 	d := open(tb, dir)
 	d.exec(ownSchema)
@@ -44,7 +52,7 @@ func New(tb testing.TB, dir string) *DB {
 
 // NewReal is New on Zotero's own schema (schema version 129, global schema
 // 41); it skips the test when the fixture files are not there.
-func NewReal(tb testing.TB, dir string) *DB {
+func NewReal(tb TB, dir string) *DB {
 	tb.Helper()
 	fx := FixtureDir()
 	if fx == "" {
@@ -121,7 +129,7 @@ func FixtureDir() string {
 	}
 }
 
-func open(tb testing.TB, dir string) *DB {
+func open(tb TB, dir string) *DB {
 	tb.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, "storage"), 0o755); err != nil {
 		tb.Fatal(err)

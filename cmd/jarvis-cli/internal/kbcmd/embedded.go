@@ -110,11 +110,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			"The mode that answered is printed on stderr.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
-			fa, err := whereArgs("kb search", where)
-			if err != nil {
-				return err
-			}
-			f, err := fa.Filter("kb search")
+			f, err := whereFilter("kb search", where)
 			if err != nil {
 				return err
 			}

@@ -54,11 +54,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Short: "List documents (one line per document, with chunk counts)",
 		Args:  cobra.NoArgs,
 		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
-			fa, err := whereArgs("kb list", listWhere)
-			if err != nil {
-				return err
-			}
-			wf, err := fa.Filter("kb list")
+			wf, err := whereFilter("kb list", listWhere)
 			if err != nil {
 				return err
 			}

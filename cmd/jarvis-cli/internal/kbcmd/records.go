@@ -119,5 +119,14 @@ func whereArgs(op string, where []string) (kbtools.FilterArgs, error) {
 	return args, nil
 }
 
+// whereFilter is the store filter --where flags name.
+func whereFilter(op string, where []string) (kb.Filter, error) {
+	args, err := whereArgs(op, where)
+	if err != nil {
+		return kb.Filter{}, err
+	}
+	return args.Filter(op)
+}
+
 // whereHelp is the --where flag's help, the same wherever it appears.
 const whereHelp = "FIELD=VALUE, repeatable: category, status, entity, tag, collection (Zotero, with the collections under it), year (2021 or 2019-2021), item_type, or any frontmatter field"
