@@ -91,12 +91,23 @@ func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 	if err != nil {
 		return nil, errs.New(errs.Invalid, "library", "unknown kind %q", kind)
 	}
-	docs, err := s.List(context.Background(), kb.Filter{DocTypes: k.DocTypes()}, 5000)
+	// tag:, collection:, year:, type: … words filter in the store; the
+	// rest of the text filters titles.
+	args, rest, err := kbtools.SplitFilters(filter)
+	if err != nil {
+		return nil, err
+	}
+	sf, err := args.Filter("library")
+	if err != nil {
+		return nil, err
+	}
+	sf.DocTypes = k.DocTypes()
+	docs, err := s.List(context.Background(), sf, 5000)
 	if err != nil {
 		return nil, err
 	}
 	out := []kb.DocumentSummary{}
-	f := strings.ToLower(strings.TrimSpace(filter))
+	f := strings.ToLower(strings.TrimSpace(rest))
 	for _, d := range docs {
 		if f == "" || strings.Contains(strings.ToLower(d.Title+" "+d.Key), f) {
 			out = append(out, d)
@@ -129,13 +140,25 @@ type SearchView struct {
 }
 
 // Search runs the retrieval pipeline locally (private notes included: the
-// results stay on this machine).
+// results stay on this machine). Filter words (tag:, collection:, year:,
+// type: …, see kbtools.SplitFilters) narrow it.
 func (l *Library) Search(query string, n int) (SearchView, error) {
 	eng := l.core.agent().Engine
 	if eng == nil {
 		return SearchView{}, l.core.noStore("library.Search")
 	}
-	res, err := eng.Searcher.Search(context.Background(), query, n, kb.Filter{})
+	args, query, err := kbtools.SplitFilters(query)
+	if err != nil {
+		return SearchView{}, err
+	}
+	f, err := args.Filter("library.Search")
+	if err != nil {
+		return SearchView{}, err
+	}
+	if strings.TrimSpace(query) == "" {
+		return SearchView{}, errs.WithHint(errs.New(errs.Invalid, "library.Search", "nothing to search for besides the filters"), "add words to search for, e.g. collection:Thesis attention")
+	}
+	res, err := eng.Searcher.Search(context.Background(), query, n, f)
 	if err != nil {
 		return SearchView{}, err
 	}

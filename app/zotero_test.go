@@ -140,6 +140,36 @@ func TestMarkingAZoteroCollectionPrivate(t *testing.T) {
 	}
 	check(map[string]string{"GRANT234": kb.Private, "READ2345": kb.Public})
 
+	// The Library's filter and search boxes take filter words.
+	titles := func(filter string) []string {
+		t.Helper()
+		rows, err := s.Library.Documents("papers", filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Title)
+		}
+		return out
+	}
+	if got := titles("collection:grants"); !slices.Equal(got, []string{"Grant budget"}) {
+		t.Fatalf("collection:grants lists %q", got)
+	}
+	if got := titles(`collection:"Reading" garden`); !slices.Equal(got, []string{"Gardens"}) {
+		t.Fatalf("collection:Reading garden lists %q", got)
+	}
+	if got := titles("collection:Reading budget"); len(got) != 0 {
+		t.Fatalf("a title outside the collection: %q", got)
+	}
+	view, err := s.Library.Search("collection:Grants budget", 5)
+	if err != nil || len(view.Hits) != 1 || view.Hits[0].Citation.Title != "Grant budget" {
+		t.Fatalf("search in a collection: %v %+v", err, view.Hits)
+	}
+	if _, err := s.Library.Search("collection:Grants", 5); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("filters alone: %v", err)
+	}
+
 	// jarvis-cli makes Reading private behind the window's back: the
 	// panel shows it ticked, and "Read it again now" keeps it private.
 	if err := config.SetIn(cfg.Home, "zotero", "private_collections", []string{"Grants", "Reading"}); err != nil {

@@ -43,3 +43,16 @@ func TestParseYears(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitFilters(t *testing.T) {
+	a, rest, err := SplitFilters(`sparse attention collection:"Thesis/Chapter 2" year:2019-2021 tag:ml TYPE:book status:read http://x.org/a:b`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest != "sparse attention http://x.org/a:b" || a.Collection != "Thesis/Chapter 2" || a.Year != "2019-2021" || a.ItemType != "book" || a.Status != "read" || len(a.Tags) != 1 || a.Tags[0] != "ml" {
+		t.Fatalf("%+v, rest %q", a, rest)
+	}
+	if _, _, err := SplitFilters("year:soon glaciers"); err == nil {
+		t.Fatal("a bad year was accepted")
+	}
+}

@@ -94,3 +94,47 @@ func ParseYears(s string) (from, to int, err error) {
 	}
 	return from, to, nil
 }
+
+// SplitFilters takes the filters typed into a search or filter box out of
+// it: key:value words for tag, collection, year, type (the Zotero item
+// type), category, status and entity, a value in double quotes when it has
+// spaces (collection:"Thesis/Chapter 2"). It returns them with the rest of
+// the text, which stays the query or the title filter.
+func SplitFilters(text string) (FilterArgs, string, error) {
+	var a FilterArgs
+	var rest []string
+	for s := strings.TrimSpace(text); s != ""; s = strings.TrimSpace(s) {
+		word, after := nextWord(s)
+		key, value, ok := strings.Cut(word, ":")
+		set := map[string]*string{"collection": &a.Collection, "year": &a.Year, "type": &a.ItemType, "category": &a.Category, "status": &a.Status, "entity": &a.Entity}
+		target, known := set[strings.ToLower(key)]
+		switch {
+		case ok && strings.EqualFold(key, "tag"):
+			a.Tags = append(a.Tags, strings.Trim(value, `"`))
+		case ok && known:
+			*target = strings.Trim(value, `"`)
+		default:
+			rest = append(rest, word)
+		}
+		s = after
+	}
+	if _, _, err := ParseYears(a.Year); err != nil {
+		return a, "", errs.WithHint(errs.Wrap(errs.Invalid, "filters", err), "write year:2021 or year:2019-2021")
+	}
+	return a, strings.Join(rest, " "), nil
+}
+
+// nextWord splits off the first word of s, keeping a double-quoted stretch
+// (key:"two words") in one word.
+func nextWord(s string) (word, rest string) {
+	quoted := false
+	for i, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == ' ' && !quoted:
+			return s[:i], s[i:]
+		}
+	}
+	return s, ""
+}
