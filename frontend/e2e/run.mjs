@@ -282,7 +282,7 @@ await test('Ctrl+K jumps to a session by name; Ctrl+N starts a new chat', async 
 })
 
 await test('the library lists notes; removing a vault note offers exclusion from the index', async () => {
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
   await page.getByRole('button', { name: 'Notes & records' }).click()
   await expectText(page.getByTestId('doc').filter({ hasText: 'garden/tomatoes.md' }).getByTestId('record-meta'), /2024-05-01\s*#garden\s*#summer/)
   await a11y('library')
@@ -734,7 +734,7 @@ await test('settings: "Sent to the cloud" lists the requests the chats made (loc
 })
 
 await test('the library view, in both colour schemes', async () => {
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
   await page.getByRole('button', { name: 'Papers' }).click()
   await page.getByTestId('doc').first().waitFor()
   await shoot('library')
@@ -779,7 +779,7 @@ await test('first launch: choosing the vault with the folder dialog indexes it; 
   await a11y('setup panel with a vault')
   await page.getByRole('button', { name: 'Start using Jarvis' }).click()
   await page.getByRole('button', { name: 'Start a chat' }).waitFor()
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
   await expectText(page.getByTestId('library-mode'), /Search: keyword · \d+ passages/)
   await page.getByLabel('Search', { exact: true }).fill('watering tomato')
   await page.getByRole('button', { name: 'Search', exact: true }).click()
@@ -825,7 +825,7 @@ await test('first launch: downloading the search models (loopback hub) loads the
   await expectText(choice.getByTestId('vault-languages'), /English 100 %/)
   await choice.scrollIntoViewIfNeeded()
   await shoot('setup-embedding')
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
   await expectText(page.getByTestId('library-mode'), /Search: hybrid \(keyword \+ dense\) \+ rerank/)
   await page.getByRole('button', { name: 'Search', exact: true }).click()
   await expectText(page.getByTestId('found-by'), /Found by hybrid \(keyword \+ dense\) \+ rerank search/)
@@ -853,7 +853,7 @@ await test('first launch: the Zotero library at ~/Zotero is offered and read; a 
   await step.scrollIntoViewIfNeeded()
   await shoot('setup-zotero')
   // The public item is found in the Library, cited as the Zotero item.
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
   await page.getByLabel('Search', { exact: true }).fill('forced rhubarb clay pots')
   await page.getByRole('button', { name: 'Search', exact: true }).click()
   await expectText(page.getByTestId('hit').first(), /Rhubarb trials in the north/)
