@@ -7,7 +7,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -315,26 +314,4 @@ func (c *Config) DefaultModel() string {
 	default:
 		return c.Chat.OllamaModel
 	}
-}
-
-// ZoteroPrivateNow is every collection that is private now: those this
-// process holds and those in config.toml at this moment (another process,
-// the window or jarvis-cli, may have added one since this one loaded). A
-// collection either names is private, so a stale copy can never publish
-// an item; a file that cannot be read is an error, not an empty list.
-func (c *Config) ZoteroPrivateNow() ([]string, error) {
-	list := slices.Clone(c.Zotero.PrivateCollections)
-	if c.Home == "" {
-		return list, nil
-	}
-	disk, err := LoadFrom(c.Home)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range disk.Zotero.PrivateCollections {
-		if !slices.ContainsFunc(list, func(have string) bool { return strings.EqualFold(strings.Trim(have, "/ "), strings.Trim(p, "/ ")) }) {
-			list = append(list, p)
-		}
-	}
-	return list, nil
 }

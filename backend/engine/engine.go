@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/vault"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
 )
 
 // Engine is an open knowledge base with the models it could load.
@@ -355,17 +357,39 @@ func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
 // ZoteroSync syncs the Zotero library in zotero.data_dir (nil when none is
 // chosen). Items are stored for keyword search at once; their vectors are
 // left to the backfill, as a vault sync's are. The private collections are
-// read at this call (config.ZoteroPrivateNow): a sync never runs with a
-// list older than the one on disk.
+// read at this call (PrivateCollections): a sync never runs with a list
+// older than the one on disk.
 func (e *Engine) ZoteroSync() (*ingest.ZoteroSync, error) {
 	if e.Cfg.Zotero.DataDir == "" {
 		return nil, nil
 	}
-	private, err := e.Cfg.ZoteroPrivateNow()
+	private, err := PrivateCollections(e.Cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: private}, nil
+}
+
+// PrivateCollections is every Zotero collection that is private now: those
+// cfg holds and those in config.toml at this moment (another process, the
+// window or jarvis-cli, may have added one since cfg was loaded). A
+// collection either names is private, so a stale copy can never publish an
+// item; a file that cannot be read is an error, not an empty list.
+func PrivateCollections(cfg *config.Config) ([]string, error) {
+	list := slices.Clone(cfg.Zotero.PrivateCollections)
+	if cfg.Home == "" {
+		return list, nil
+	}
+	disk, err := config.LoadFrom(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range disk.Zotero.PrivateCollections {
+		if !slices.ContainsFunc(list, func(have string) bool { return zotero.CollectionKey(have) == zotero.CollectionKey(p) }) {
+			list = append(list, p)
+		}
+	}
+	return list, nil
 }
 
 // Close releases the store and the models.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"path/filepath"
+	"slices"
 
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -17,11 +18,7 @@ func PrivateFile(ctx context.Context, store *kb.Store, root string, privateDirs 
 	if vault.InPrivateFolder(root, path, privateDirs) {
 		return true, nil
 	}
-	paths := []string{filepath.Clean(path)}
-	if real, err := filepath.EvalSymlinks(path); err == nil && real != paths[0] {
-		paths = append(paths, real)
-	}
-	for _, p := range paths {
+	for _, p := range pathForms(path) {
 		n, err := store.CountWhere(ctx, kb.Filter{FilePath: p, Visibility: []string{kb.Private}})
 		if err != nil {
 			return false, err
@@ -31,4 +28,19 @@ func PrivateFile(ctx context.Context, store *kb.Store, root string, privateDirs 
 		}
 	}
 	return false, nil
+}
+
+// pathForms are the ways the store may name the file at path: as given
+// (cleaned) and with its links resolved, once each.
+func pathForms(path string) []string {
+	return slices.Compact([]string{filepath.Clean(path), realPath(path)})
+}
+
+// realPath is path with its links resolved (a data folder kept in a
+// synced, linked folder), or path itself when it cannot be resolved.
+func realPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return filepath.Clean(path)
 }

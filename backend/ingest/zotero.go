@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +111,7 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 		case had && old == print:
 			res.Unchanged++
 		default:
-			chunks, warnings, err := z.build(ctx, it, print)
+			chunks, warnings, err := z.build(ctx, it, vis, print)
 			for _, w := range warnings {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s (%s): %s", it.Title, it.Key, w))
 			}
@@ -221,11 +220,11 @@ func zoteroAuthors(cs []zotero.Creator) string {
 // creators, publication, abstract), each Zotero annotation, each child
 // note, and the text of each PDF attachment through the PDF pipeline
 // (whose own in-file annotations are kept unless Zotero holds the same).
-func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, print string) ([]kb.Chunk, []string, error) {
+func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, visibility, print string) ([]kb.Chunk, []string, error) {
 	var warnings []string
 	source := ZoteroSourceFor(it.Key)
 	authors := zoteroAuthors(it.Creators)
-	base := kb.Metadata{DocType: kb.DocPaper, Visibility: z.visibility(it), Source: source, Title: it.Title, Authors: authors,
+	base := kb.Metadata{DocType: kb.DocPaper, Visibility: visibility, Source: source, Title: it.Title, Authors: authors,
 		DOI: it.DOI, StorageMode: FullText, ContentHash: print, Tags: kb.EncodeTags(it.Tags), MetaSchema: zoteroSchema,
 		DateAdded: it.Added.UTC().Format(time.RFC3339), ModifiedAt: it.Modified.UTC().Format(time.RFC3339)}
 	extra := map[string]string{ZoteroKeyField: it.Key, ZoteroOpenField: source, ZoteroItemTypeField: it.Type}
@@ -400,15 +399,6 @@ func PageRects(p pdf.Page, rects [][4]float64) []pdf.Rect {
 	return out
 }
 
-// realPath is path with its links resolved (a data folder kept in a
-// synced, linked folder), or path itself when it cannot be resolved.
-func realPath(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
-	}
-	return filepath.Clean(path)
-}
-
 // withdrawPublicCopies removes the public documents made from a private
 // item's files before the item was private (added with kb add, or by the
 // inbox): once the user files the item in a private collection, no public
@@ -419,7 +409,7 @@ func (z *ZoteroSync) withdrawPublicCopies(ctx context.Context, it zotero.Item) (
 		if a.Path == "" {
 			continue
 		}
-		for _, p := range slices.Compact([]string{filepath.Clean(a.Path), realPath(a.Path)}) {
+		for _, p := range pathForms(a.Path) {
 			docs, err := z.Store.List(ctx, kb.Filter{FilePath: p, Visibility: []string{kb.Public}}, 0)
 			if err != nil {
 				return removed, err

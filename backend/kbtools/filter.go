@@ -103,10 +103,10 @@ func ParseYears(s string) (from, to int, err error) {
 func SplitFilters(text string) (FilterArgs, string, error) {
 	var a FilterArgs
 	var rest []string
+	set := map[string]*string{"collection": &a.Collection, "year": &a.Year, "type": &a.ItemType, "category": &a.Category, "status": &a.Status, "entity": &a.Entity}
 	for s := strings.TrimSpace(text); s != ""; s = strings.TrimSpace(s) {
 		word, after := nextWord(s)
 		key, value, ok := strings.Cut(word, ":")
-		set := map[string]*string{"collection": &a.Collection, "year": &a.Year, "type": &a.ItemType, "category": &a.Category, "status": &a.Status, "entity": &a.Entity}
 		target, known := set[strings.ToLower(key)]
 		switch {
 		case ok && strings.EqualFold(key, "tag"):

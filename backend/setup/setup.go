@@ -314,7 +314,7 @@ func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollect
 	// Ticks as a sync would apply them: a collection made private by
 	// jarvis-cli since the window opened shows ticked, so saving the
 	// panel's list keeps it.
-	private, err := cfg.ZoteroPrivateNow()
+	private, err := engine.PrivateCollections(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -322,21 +322,28 @@ func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollect
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ZoteroCollection, 0, len(lib.Collections))
-	for _, c := range lib.Collections {
-		col := ZoteroCollection{Path: c.Path, Private: zotero.Item{Collections: []string{c.Path}}.InCollection(private)}
-		for _, it := range lib.Items {
-			if it.InCollection([]string{c.Path}) {
-				col.Items++
+	// An item counts once in each collection it is filed in or under.
+	items := map[string]int{}
+	for _, it := range lib.Items {
+		seen := map[string]bool{}
+		for _, c := range it.Collections {
+			for _, a := range zotero.Ancestors(c) {
+				if k := zotero.CollectionKey(a); !seen[k] {
+					seen[k] = true
+					items[k]++
+				}
 			}
 		}
-		out = append(out, col)
+	}
+	out := make([]ZoteroCollection, 0, len(lib.Collections))
+	for _, c := range lib.Collections {
+		out = append(out, ZoteroCollection{Path: c.Path, Items: items[zotero.CollectionKey(c.Path)], Private: zotero.Under(c.Path, private)})
 	}
 	// A private collection the library no longer holds (renamed, removed,
 	// mistyped in the config) is listed too, so saving the list from the
 	// panel never drops it unseen.
 	for _, p := range private {
-		if !slices.ContainsFunc(out, func(c ZoteroCollection) bool { return strings.EqualFold(c.Path, strings.Trim(p, "/ ")) }) {
+		if !slices.ContainsFunc(out, func(c ZoteroCollection) bool { return zotero.CollectionKey(c.Path) == zotero.CollectionKey(p) }) {
 			out = append(out, ZoteroCollection{Path: p, Private: true})
 		}
 	}
@@ -348,8 +355,8 @@ func ZoteroCollections(ctx context.Context, cfg *config.Config) ([]ZoteroCollect
 func SetZoteroPrivate(cfg *config.Config, paths []string) error {
 	list := []string{}
 	for _, p := range paths {
-		p = strings.Trim(strings.TrimSpace(p), "/")
-		if p != "" && !slices.ContainsFunc(list, func(have string) bool { return strings.EqualFold(have, p) }) {
+		p = zotero.CleanCollection(p)
+		if p != "" && !slices.ContainsFunc(list, func(have string) bool { return zotero.CollectionKey(have) == zotero.CollectionKey(p) }) {
 			list = append(list, p)
 		}
 	}

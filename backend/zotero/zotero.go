@@ -10,8 +10,10 @@
 package zotero
 
 import (
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Annotation types as Jarvis names them (Zotero stores 1..6).
@@ -133,20 +135,40 @@ type ChildNote struct {
 
 // InCollection reports whether the item is filed in one of the collections
 // named by path ("Grants", "Lab/Reviews") or in a collection under one.
-// Names compare without regard to case or surrounding slashes, so a path
-// typed into the config by hand still matches.
 func (it Item) InCollection(paths []string) bool {
-	for _, want := range paths {
-		want = strings.ToLower(strings.Trim(strings.TrimSpace(want), "/"))
-		if want == "" {
-			continue
-		}
-		for _, have := range it.Collections {
-			have = strings.ToLower(strings.Trim(strings.TrimSpace(have), "/"))
-			if have == want || strings.HasPrefix(have, want+"/") {
-				return true
-			}
+	return slices.ContainsFunc(it.Collections, func(c string) bool { return Under(c, paths) })
+}
+
+// Under reports whether the collection at path is one of parents or lies
+// under one. Paths compare by CollectionKey, so one typed into the config
+// by hand still matches.
+func Under(path string, parents []string) bool {
+	have := CollectionKey(path)
+	for _, p := range parents {
+		if want := CollectionKey(p); want != "" && (have == want || strings.HasPrefix(have, want+"/")) {
+			return true
 		}
 	}
 	return false
+}
+
+// CleanCollection is a collection path without the spaces and slashes
+// around it.
+func CleanCollection(path string) string {
+	return strings.TrimFunc(path, func(r rune) bool { return r == '/' || unicode.IsSpace(r) })
+}
+
+// CollectionKey is a collection path as paths are compared: cleaned, its
+// letters lowered.
+func CollectionKey(path string) string { return strings.ToLower(CleanCollection(path)) }
+
+// Ancestors are the paths of the collection at path and of every
+// collection above it, outermost first: "A/B" gives "A", "A/B".
+func Ancestors(path string) []string {
+	parts := strings.Split(CleanCollection(path), "/")
+	out := make([]string, len(parts))
+	for i := range parts {
+		out[i] = strings.Join(parts[:i+1], "/")
+	}
+	return out
 }

@@ -124,10 +124,10 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 // zotero.private_collections before the sync, so the sync already stores
 // their items private.
 func addPrivateCollections(io *iostreams.IO, cfg *config.Config, names []string) error {
-	before := len(cfg.Zotero.PrivateCollections)
 	if len(names) == 0 {
 		return nil
 	}
+	before := len(cfg.Zotero.PrivateCollections)
 	if err := setup.SetZoteroPrivate(cfg, append(slices.Clone(cfg.Zotero.PrivateCollections), names...)); err != nil {
 		return err
 	}
