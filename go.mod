@@ -21,6 +21,7 @@ require (
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/wailsapp/wails/v2 v2.9.2
 	github.com/yalue/onnxruntime_go v1.26.0
+	golang.org/x/image v0.34.0
 	golang.org/x/net v0.47.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.38.0
@@ -83,7 +84,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.46.0 // indirect
 	golang.org/x/exp v0.0.0-20251219203646-944ab1f22d93 // indirect
-	golang.org/x/image v0.34.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

@@ -15,9 +15,11 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
@@ -127,6 +129,9 @@ type HitView struct {
 	// marked, cut at whole characters in every script.
 	Excerpt []analysis.Segment `json:"excerpt"`
 	Score   float64            `json:"score"`
+	// OCR says the text was recognised off a scan or an image ("recognised
+	// by OCR, 93% confidence"), so misread words are expected.
+	OCR string `json:"ocr,omitempty"`
 }
 
 // hitExcerptWidth is how many characters of a hit the Library shows.
@@ -168,7 +173,7 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 		m := h.Chunk.Meta
 		cit := kbtools.CitationOf(h.Chunk)
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content,
-			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score})
+			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score, OCR: ingest.OCRNote(m.Extra)})
 	}
 	return SearchView{Hits: out, Mode: res.Mode.Kind(), Detail: res.Mode.String()}, nil
 }
@@ -411,7 +416,7 @@ type SourceChunk struct {
 // that document.
 func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
 	v := SourceView{Title: c.Title, Page: max(page, c.Page, 1), Cited: c.ChunkID}
-	if p, err := l.Locate(c); err == nil && strings.EqualFold(filepath.Ext(p), ".pdf") {
+	if p, err := l.Locate(c); err == nil && pdf.Viewable(p) {
 		if png, n, err := pdf.PagePNG(p, v.Page, 110); err == nil {
 			v.Path, v.Pages, v.Image = p, n, base64.StdEncoding.EncodeToString(png)
 			v.Marks = l.marks(p, v.Page, c.ChunkID)
@@ -453,7 +458,11 @@ func (l *Library) marks(path string, page int, chunkID int64) []Mark {
 	if err != nil || len(chunks) == 0 {
 		return nil
 	}
-	found, err := pdf.Locate(path, page, chunks[0].Content)
+	var eng *ocr.Engine
+	if e := l.core.agent().Engine; e != nil {
+		eng, _ = e.OCR() // without OCR a scanned page just shows unmarked
+	}
+	found, err := pdf.Locate(path, page, chunks[0].Content, eng)
 	if err != nil || found.Width <= 0 || found.Height <= 0 {
 		return nil
 	}

@@ -9,15 +9,18 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
 // OpEvent is the event name of operation progress.
 const OpEvent = "op"
 
-// Add adds a local PDF, Markdown or text file as an operation and returns
-// its id; progress arrives as "op" events. A PDF already stored under the
-// same source is replaced.
-func (l *Library) Add(path string, fullText, private bool) (string, error) {
+// Add adds a local PDF, image, Markdown or text file as an operation and
+// returns its id; progress arrives as "op" events (page by page while OCR
+// reads a scan). A PDF already stored under the same source is replaced.
+// password opens an encrypted PDF (the window asks for it when an add
+// fails with code "locked"); it is used for this read and kept nowhere.
+func (l *Library) Add(path string, fullText, private bool, password string) (string, error) {
 	ag := l.core.agent()
 	if ag.Engine == nil {
 		return "", l.core.noStore("library.Add")
@@ -27,8 +30,8 @@ func (l *Library) Add(path string, fullText, private bool) (string, error) {
 		return "", errs.WithHint(errs.New(errs.Invalid, "library.Add", "%q is not an absolute path", path), "paste the full path of the file")
 	}
 	mode := ingest.Summary
-	if fullText {
-		mode = ingest.FullText
+	if fullText || ingest.IsImage(path) {
+		mode = ingest.FullText // an image's few words are kept whole
 	}
 	return l.core.ops.Start("add", filepath.Base(path), func(ctx context.Context, report ops.Report) (string, error) {
 		var model ingest.Model
@@ -40,7 +43,13 @@ func (l *Library) Add(path string, fullText, private bool) (string, error) {
 		step := 0
 		// A file that resolves into a private vault folder is private
 		// whatever is asked; private marks a note from elsewhere private too.
-		res, err := ag.Engine.Adder(model).Add(ctx, ingest.AddRequest{Path: path, Private: private, Paper: ingest.Paper{Mode: mode},
+		adder := ag.Engine.Adder(model)
+		adder.Opts.Progress = func(p pdf.Progress) {
+			if p.OCR {
+				report(fmt.Sprintf("recognising page %d of %d (OCR)", p.Page, p.Pages), p.Page, p.Pages)
+			}
+		}
+		res, err := adder.Add(ctx, ingest.AddRequest{Path: path, Private: private, Paper: ingest.Paper{Mode: mode, Password: password},
 			Report: func(stage string) { step++; report(stage, step, 3) }})
 		if err != nil {
 			return "", err

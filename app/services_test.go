@@ -20,6 +20,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
 func services(t *testing.T, tweak ...func(*config.Config)) (*Services, *config.Config) {
@@ -149,12 +150,12 @@ func TestLibraryOperationsReportProgressAndOutcome(t *testing.T) {
 	if final.State != ops.Done || !strings.Contains(final.Result, "1 added") {
 		t.Fatalf("%+v", final)
 	}
-	pdf, _ := filepath.Abs("../backend/pdf/testdata/scanned.pdf")
-	id, _ = s.Library.Add(pdf, true, false)
+	// A scan of a blank sheet: no text layer, and nothing for OCR to read.
+	id, _ = s.Library.Add(pdftest.BlankScan(t), true, false, "")
 	if final = waitOp(t, events, id); final.State != ops.Failed || final.Code != "conversion" || final.Hint == "" {
 		t.Fatalf("scan: %+v", final)
 	}
-	if _, err := s.Library.Add("relative.pdf", true, false); !errs.Is(err, errs.Invalid) {
+	if _, err := s.Library.Add("relative.pdf", true, false, ""); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("relative path: %v", err)
 	}
 	if len(s.Library.Ops()) != 2 {
@@ -354,7 +355,7 @@ func TestPaperMetadataEditByListKeyAndPassageMarks(t *testing.T) {
 	s, _ := services(t)
 	s.core.ops.Emit = func(o ops.Op) { events <- o }
 	paper, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
-	id, err := s.Library.Add(paper, true, false)
+	id, err := s.Library.Add(paper, true, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +420,7 @@ func TestLibraryAddIsPrivateByResolvedPathOrChoice(t *testing.T) {
 		path    string
 		private bool
 	}{{link, false}, {outside, true}, {public, false}} {
-		id, err := s.Library.Add(c.path, true, c.private)
+		id, err := s.Library.Add(c.path, true, c.private, "")
 		if err != nil {
 			t.Fatal(err)
 		}

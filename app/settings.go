@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -9,10 +10,12 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/memory"
 	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
@@ -31,6 +34,32 @@ func (s *Settings) Summary() []string {
 		return append([]string{"config.toml does not load (" + err.Error() + "); these are the settings loaded at start:"}, s.core.cfg.Summary()...)
 	}
 	return fresh.Summary()
+}
+
+// OCRView is whether scans and images can be read, in which languages,
+// and how to add what is missing.
+type OCRView struct {
+	Available bool     `json:"available"`
+	Engine    string   `json:"engine,omitempty"`
+	Languages []string `json:"languages"` // what recognition uses
+	Installed []string `json:"installed"` // traineddata found
+	Problem   string   `json:"problem,omitempty"`
+	Hint      string   `json:"hint"`
+}
+
+// OCR reports the OCR capability as [pdf] asks for it, looked up now (so
+// installing Tesseract or a language shows without a restart).
+func (s *Settings) OCR() OCRView {
+	fresh, err := config.LoadFrom(s.core.cfg.Home)
+	if err != nil {
+		fresh = s.core.cfg
+	}
+	eng, err := ingest.OCRFor(fresh.PDF)
+	if err != nil {
+		return OCRView{Problem: err.Error(), Hint: cmp.Or(errs.HintOf(err), ocr.InstallHint), Languages: []string{}, Installed: []string{}}
+	}
+	return OCRView{Available: true, Engine: eng.String(), Languages: eng.Languages, Installed: eng.Installed,
+		Hint: "add a language with sudo apt install tesseract-ocr-<code> (deu, fra, chi-sim, jpn ...); [pdf] ocr_languages chooses among them"}
 }
 
 // ResponseStyle is [chat] response_style.

@@ -94,10 +94,10 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		if arxiv == nil {
 			arxiv = digest.NewArxivAt(cfg.Digest.ArxivURL)
 		}
-		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg.RAG),
+		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg),
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
 		if cfg.Sync.PDFWatchDir != "" {
-			inbox := ingest.InboxFor(cfg, eng.Store, eng.Embedder(), ingest.OptionsFrom(cfg.RAG))
+			inbox := ingest.InboxFor(cfg, eng.Store, eng.Embedder(), ingest.OptionsFrom(cfg))
 			tools["inbox_status"] = chat.InboxTool(inbox.Status)
 		}
 	} else {
@@ -167,7 +167,7 @@ func (a *Agent) Inbox() (*ingest.Inbox, error) {
 	if a.Engine == nil {
 		return nil, errs.Wrap(errs.NotFound, op, a.EngineErr)
 	}
-	opts := ingest.OptionsFrom(a.Cfg.RAG)
+	opts := ingest.OptionsFrom(a.Cfg)
 	if p, err := a.Provider(a.Cfg.Chat.Provider); err == nil {
 		opts.Model = p
 	}

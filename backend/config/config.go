@@ -33,6 +33,7 @@ type Config struct {
 	MCP        MCP                 `toml:"mcp"`
 	Ledger     Ledger              `toml:"ledger"`
 	Zotero     Zotero              `toml:"zotero"`
+	PDF        PDF                 `toml:"pdf"`
 
 	// Home is the Jarvis data directory (~/.jarvis, or $JARVIS_HOME).
 	Home string `toml:"-"`
@@ -153,6 +154,16 @@ type Zotero struct {
 	PrivateCollections []string `toml:"private_collections"`
 }
 
+// PDF configures how documents without a text layer are read.
+type PDF struct {
+	// OCR recognises scanned pages and images with Tesseract when it is
+	// installed; false leaves them unread as before.
+	OCR bool `toml:"ocr"`
+	// OCRLanguages are Tesseract language codes (eng, deu, chi_sim ...);
+	// empty uses every language installed.
+	OCRLanguages []string `toml:"ocr_languages"`
+}
+
 // Sync configures the background scheduler's periodic jobs.
 type Sync struct {
 	PDFWatchDir         string `toml:"pdf_watch_dir"`
@@ -219,6 +230,7 @@ func Defaults() Config {
 		},
 		Anthropic: Anthropic{BaseURL: "https://api.anthropic.com"},
 		Ledger:    Ledger{KeepDays: 30},
+		PDF:       PDF{OCR: true},
 		OpenRouter: OpenRouter{
 			BaseURL:        "https://openrouter.ai/api/v1",
 			DataCollection: "deny",

@@ -77,6 +77,11 @@ func (c *Config) Validate() error {
 			return errs.New(errs.Invalid, "config", "zotero.private_collections: %q must name a collection, e.g. \"Grants\" or \"Lab/Reviews\"", col)
 		}
 	}
+	for _, l := range c.PDF.OCRLanguages {
+		if l == "" || strings.ContainsAny(l, `/\ +.`) {
+			return errs.New(errs.Invalid, "config", "pdf.ocr_languages: %q must be a Tesseract language code such as eng, deu or chi_sim", l)
+		}
+	}
 	for _, pat := range c.Vault.Exclude {
 		if strings.TrimSpace(pat) == "" || strings.HasPrefix(pat, "/") || strings.Contains(pat, `\`) {
 			return errs.New(errs.Invalid, "config", "vault.exclude: %q must be a vault-relative folder or glob using /", pat)
@@ -177,5 +182,6 @@ func (c *Config) Summary() []string {
 		fmt.Sprintf("digest: enabled=%v", c.Digest.Enabled),
 		fmt.Sprintf("drafts: %s (retention %d days)", c.Drafts.Dir, c.Drafts.RetentionDays),
 		fmt.Sprintf("zotero: %s (private collections: %s)", cmp.Or(c.Zotero.DataDir, "not chosen"), cmp.Or(strings.Join(c.Zotero.PrivateCollections, ", "), "none")),
+		fmt.Sprintf("ocr: %v (languages: %s)", c.PDF.OCR, cmp.Or(strings.Join(c.PDF.OCRLanguages, "+"), "all installed")),
 	}
 }

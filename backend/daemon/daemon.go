@@ -94,7 +94,7 @@ func (s *Services) logf(format string, args ...any) {
 // ingestOptions are the configured ingest limits with model for metadata
 // and captions.
 func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
-	o := ingest.OptionsFrom(s.Cfg.RAG)
+	o := ingest.OptionsFrom(s.Cfg)
 	o.Model = model
 	return o
 }

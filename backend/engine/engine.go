@@ -25,6 +25,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/backend/zotero"
 )
@@ -345,11 +346,16 @@ func (e *Engine) Refresher() *vault.Refresher {
 		Store: e.Store, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
 }
 
+// OCR is the Tesseract engine [pdf] asks for, or nil with the reason:
+// looked up at each call (a few tens of ms), so installing Tesseract or a
+// language takes effect without a restart.
+func (e *Engine) OCR() (*ocr.Engine, error) { return ingest.OCRFor(e.Cfg.PDF) }
+
 // Adder adds local files (PDFs, notes) with the configured limits; model
 // serves summaries, metadata inference and captions (nil: full text only).
 // A single add is embedded at once when a model is loaded.
 func (e *Engine) Adder(model ingest.Model) *ingest.Adder {
-	o := ingest.OptionsFrom(e.Cfg.RAG)
+	o := ingest.OptionsFrom(e.Cfg)
 	o.Model = model
 	return &ingest.Adder{Store: e.Store, Embed: e.Embedder(), Vault: e.Refresher(), Opts: o}
 }
@@ -367,7 +373,7 @@ func (e *Engine) ZoteroSync() (*ingest.ZoteroSync, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg.RAG), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: private}, nil
+	return &ingest.ZoteroSync{Store: e.Store, Opts: ingest.OptionsFrom(e.Cfg), Dir: e.Cfg.Zotero.DataDir, PrivateCollections: private}, nil
 }
 
 // PrivateCollections is every Zotero collection that is private now: those

@@ -24,12 +24,13 @@ const (
 	Fetch      Code = "fetch"      // a remote source (arXiv, bioRxiv, a URL) failed
 	RAG        Code = "rag"        // the knowledge-base store or index failed
 	Conversion Code = "conversion" // a document could not be converted (PDF with no text, ...)
+	Locked     Code = "locked"     // a document is encrypted: give its password
 	Cancelled  Code = "cancelled"  // the user stopped the work
 	Internal   Code = "internal"   // a bug or an environment fault
 )
 
 // Codes lists every code, for documentation and exhaustive tests.
-var Codes = []Code{NotFound, Invalid, Conflict, Privacy, LLM, Fetch, RAG, Conversion, Cancelled, Internal}
+var Codes = []Code{NotFound, Invalid, Conflict, Privacy, LLM, Fetch, RAG, Conversion, Locked, Cancelled, Internal}
 
 // Error is a domain error. Op names the operation that failed ("config.Set"),
 // Msg says what went wrong in words a user can act on, Hint optionally says
@@ -160,7 +161,7 @@ func ExitCode(err error) int {
 	switch CodeOf(err) {
 	case "":
 		return 0
-	case Invalid:
+	case Invalid, Locked:
 		return 2
 	case NotFound:
 		return 3

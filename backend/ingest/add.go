@@ -11,6 +11,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
@@ -79,7 +80,10 @@ func (a *Adder) Add(ctx context.Context, req AddRequest) (AddResult, error) {
 	case ".md", ".markdown", ".txt":
 		return a.addNote(ctx, real, req)
 	}
-	return AddResult{}, errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md or .txt)", filepath.Ext(real))
+	if IsImage(real) {
+		return a.addImage(ctx, real, req)
+	}
+	return AddResult{}, errs.New(errs.Invalid, op, "unsupported file type %q (add .pdf, .md, .txt or an image: .png, .jpg, .tiff, .webp)", filepath.Ext(real))
 }
 
 // addNote adds a resolved Markdown or text file: through the vault's own
@@ -143,29 +147,73 @@ func (a *Adder) addNote(ctx context.Context, real string, req AddRequest) (AddRe
 	return AddResult{Message: fmt.Sprintf("%s %d chunks (%s note)", verb, len(chunks), vis), Chunks: len(chunks), Warnings: warnings}, nil
 }
 
-func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
-	if req.Private {
-		return AddResult{}, errs.WithHint(errs.New(errs.Invalid, "ingest.Add", "%s is a PDF, and papers are always public", filepath.Base(abs)),
-			"--private applies to notes; keep a private PDF out of Jarvis or convert it to a note first (jarvis-cli convert-pdf)")
-	}
-	// Papers are public by rule, so a PDF kept in a private vault folder is
-	// refused rather than published.
+// refusePrivate refuses a file kept in a private vault folder or attached
+// to a private Zotero item: documents are public by rule, so such a file
+// is refused rather than published.
+func (a *Adder) refusePrivate(ctx context.Context, real string) error {
 	var root string
 	var dirs []string
 	if a.Vault != nil {
 		root, dirs = a.Vault.Root, a.Vault.PrivateDirs
 	}
-	private, err := PrivateFile(ctx, a.Store, root, dirs, abs)
+	private, err := PrivateFile(ctx, a.Store, root, dirs, real)
 	if err != nil {
-		return AddResult{}, err
+		return err
 	}
 	if private {
-		return AddResult{}, errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder or is the file of a private Zotero item; papers are public", filepath.Base(abs)),
-			"move the PDF out of the private folder (or the Zotero item out of its private collection) if it may be shared with cloud models")
+		return errs.WithHint(errs.New(errs.Privacy, "ingest.Add", "%s is in a private vault folder or is the file of a private Zotero item; papers are public", filepath.Base(real)),
+			"move the file out of the private folder (or the Zotero item out of its private collection) if it may be shared with cloud models")
+	}
+	return nil
+}
+
+// addImage adds a screenshot, photo or scanned page: read by OCR, stored
+// in full like a public document, with the image kept for the viewer
+// (a WebP, which MuPDF does not read, as a PNG copy in the data dir).
+func (a *Adder) addImage(ctx context.Context, real string, req AddRequest) (AddResult, error) {
+	const op = "ingest.Add"
+	if a.Opts.OCR == nil {
+		return AddResult{}, errs.WithHint(errs.New(errs.Invalid, op, "%s is an image, and reading images needs OCR: %v", filepath.Base(real), a.Opts.NoOCR), ocr.InstallHint)
+	}
+	if req.Private {
+		return AddResult{}, errs.WithHint(errs.New(errs.Invalid, op, "%s is an image, and documents are always public", filepath.Base(real)),
+			"--private applies to notes; images are stored as public documents, so keep a private one out of Jarvis")
+	}
+	if err := a.refusePrivate(ctx, real); err != nil { // the original, not the PNG copy
+		return AddResult{}, err
+	}
+	view := real
+	if strings.EqualFold(filepath.Ext(real), ".webp") {
+		var err error
+		if view, err = PNGCopy(real, a.Opts.ImagesDir); err != nil {
+			return AddResult{}, err
+		}
+	}
+	source, _ := SourceFor(real)
+	p := req.Paper
+	p.Image, p.Source = true, source
+	if p.Mode == "" {
+		p.Mode = FullText // an image's words are few: keep them, no summary
+	}
+	req.Paper = p
+	return a.addPDF(ctx, view, req)
+}
+
+func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResult, error) {
+	if req.Private {
+		return AddResult{}, errs.WithHint(errs.New(errs.Invalid, "ingest.Add", "%s is a PDF, and papers are always public", filepath.Base(abs)),
+			"--private applies to notes; keep a private PDF out of Jarvis or convert it to a note first (jarvis-cli convert-pdf)")
+	}
+	if err := a.refusePrivate(ctx, abs); err != nil {
+		return AddResult{}, err
 	}
 	p := req.Paper
 	p.Path = abs
-	req.report("reading the PDF")
+	if p.Image {
+		req.report("reading the image (OCR)")
+	} else {
+		req.report("reading the PDF")
+	}
 	res, err := BuildPaper(ctx, p, a.Opts)
 	if err != nil {
 		return AddResult{}, err
@@ -199,6 +247,11 @@ func paperAdded(replaced bool, mode string, res Result) AddResult {
 	if mode == "" {
 		mode = Summary
 	}
-	return AddResult{Message: fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures),
-		Chunks: len(res.Chunks), Warnings: res.Warnings}
+	msg := fmt.Sprintf("%s paper %q: %d chunks (%s, %d annotations, %d figures)", verb, res.Title, len(res.Chunks), mode, res.Marks, res.Figures)
+	if res.Image {
+		msg = fmt.Sprintf("%s image %q: %d chunks, read by OCR", verb, res.Title, len(res.Chunks))
+	} else if res.OCRPages > 0 {
+		msg += fmt.Sprintf("; %d scanned page(s) read by OCR", res.OCRPages)
+	}
+	return AddResult{Message: msg, Chunks: len(res.Chunks), Warnings: res.Warnings}
 }

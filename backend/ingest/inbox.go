@@ -57,6 +57,9 @@ type inboxFailure struct {
 	Hash  string    `json:"hash"`
 	Error string    `json:"error"`
 	At    time.Time `json:"at"`
+	// NeedsOCR: the file failed only because OCR was missing, so it is read
+	// again as soon as Tesseract is there.
+	NeedsOCR bool `json:"needs_ocr,omitempty"`
 }
 
 // InboxResult counts one scan. Errors are this scan's failures; Known are
@@ -122,12 +125,12 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			res.Waiting++ // gone or unreadable since the listing
 			continue
 		}
-		if known, ok := in.failures[f]; ok && known.Hash == hash {
+		if known, ok := in.failures[f]; ok && known.Hash == hash && !(known.NeedsOCR && in.Opts.OCR != nil) {
 			res.Skipped++
 			res.Known = append(res.Known, fmt.Sprintf("%s: %s", filepath.Base(f), known.Error))
 			continue
 		}
-		outcome, err := in.one(ctx, f, hash)
+		outcome, needsOCR, err := in.one(ctx, f, hash)
 		if err != nil {
 			if errs.Is(err, errs.Cancelled) {
 				return res, err
@@ -138,7 +141,7 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			// Only the file's own fault is remembered; a busy store or a
 			// model outage is worth another try.
 			if errs.Is(err, errs.Conversion) {
-				in.failures[f] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC()}
+				in.failures[f] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC(), NeedsOCR: needsOCR}
 			}
 			continue
 		}
@@ -186,37 +189,40 @@ func (in *Inbox) list(op string) ([]string, error) {
 }
 
 // one ingests a file unless the stored entry has the same bytes.
-func (in *Inbox) one(ctx context.Context, path, hash string) (string, error) {
+// one reads one inbox file; needsOCR reports a failure that OCR would cure.
+func (in *Inbox) one(ctx context.Context, path, hash string) (outcome string, needsOCR bool, err error) {
 	private, err := PrivateFile(ctx, in.Store, in.VaultRoot, in.PrivateDirs, path)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if private {
-		return "", errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder or is the file of a private Zotero item; inbox papers are public, so it is not indexed", filepath.Base(path))
+		return "", false, errs.New(errs.Privacy, "ingest.Inbox", "%s resolves into a private vault folder or is the file of a private Zotero item; inbox papers are public, so it is not indexed", filepath.Base(path))
 	}
 	source, err := SourceFor(path)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	stored, err := in.Store.Document(ctx, kb.Filter{Source: source})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if len(stored) > 0 && stored[0].Meta.ContentHash == hash {
-		return "unchanged", nil // zero LLM calls, zero embedding
+	// Unchanged is left alone (zero LLM calls, zero embedding), unless
+	// pages were left unread for want of OCR and OCR is here now.
+	if len(stored) > 0 && stored[0].Meta.ContentHash == hash && !(stored[0].Meta.Extra[UnreadField] != "" && in.Opts.OCR != nil) {
+		return "unchanged", false, nil
 	}
 	res, err := BuildPaper(ctx, Paper{Path: path, Source: source, Mode: FullText}, in.Opts)
 	if err != nil {
-		return "", err
+		return "", res.NeedsOCR, err
 	}
 	if err := in.Store.Ingest(ctx, in.Embed, res.Chunks, &kb.Filter{Source: source}); err != nil {
-		return "", err
+		return "", false, err
 	}
 	in.logf("inbox: indexed %q by %q (doi %q) from %s: %d chunks", res.Title, res.Authors, res.DOI, filepath.Base(path), len(res.Chunks))
 	if len(stored) > 0 {
-		return "replaced", nil
+		return "replaced", false, nil
 	}
-	return "added", nil
+	return "added", false, nil
 }
 
 func (in *Inbox) sleep(ctx context.Context, d time.Duration) error {

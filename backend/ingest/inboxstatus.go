@@ -109,10 +109,10 @@ func (in *Inbox) Retry(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	defer in.saveFailures(files)
-	outcome, err := in.one(ctx, path, hash)
+	outcome, needsOCR, err := in.one(ctx, path, hash)
 	if err != nil {
 		if errs.Is(err, errs.Conversion) {
-			in.failures[path] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC()}
+			in.failures[path] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC(), NeedsOCR: needsOCR}
 		}
 		return "", err
 	}

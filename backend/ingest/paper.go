@@ -6,14 +6,18 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -21,6 +25,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 )
 
@@ -55,6 +60,34 @@ type Paper struct {
 	// SkipMark, when set, leaves out the file's annotations it accepts:
 	// marks already stored from elsewhere (Zotero's database).
 	SkipMark func(pdf.Marked) bool
+	// Image is a picture (screenshot, photo, scanned page) read by OCR:
+	// titled by its file name, with no model asked about its metadata.
+	Image bool
+	// Password opens an encrypted PDF. It is used for this read only and
+	// stored nowhere: not in the chunks, the config or any log.
+	Password string
+}
+
+// Fields marking recognised text: which engine read the chunk's page and
+// its mean word confidence (0-100), so search hits can say the words are
+// Tesseract's reading, not the file's.
+const (
+	OCRField           = "x_ocr"
+	OCRConfidenceField = "x_ocr_confidence"
+)
+
+// UnreadField counts a document's pages left unread for want of OCR.
+const UnreadField = "x_unread_pages"
+
+// OCRNote is how a hit on recognised text is labelled.
+func OCRNote(extra map[string]string) string {
+	if extra[OCRField] == "" {
+		return ""
+	}
+	if c := extra[OCRConfidenceField]; c != "" {
+		return "recognised by OCR, " + c + "% confidence"
+	}
+	return "recognised by OCR"
 }
 
 // Options are the configured limits.
@@ -66,12 +99,34 @@ type Options struct {
 	SummaryTokens           int
 	Model                   Model
 	PDFLimits               pdf.Limits // zero: pdf.DefaultLimits
+	// ImagesDir keeps PNG copies of images MuPDF cannot show (WebP).
+	ImagesDir string
+	// OCR reads scanned pages and images; nil when Tesseract is missing or
+	// turned off, and NoOCR says why.
+	OCR   *ocr.Engine
+	NoOCR error
+	// Progress hears how far a document's pages are (may be nil).
+	Progress func(pdf.Progress)
 }
 
-// OptionsFrom reads the limits from [rag]; Model is left to the caller.
-func OptionsFrom(r config.RAG) Options {
-	return Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
+// OptionsFrom reads the limits from [rag] and finds OCR as [pdf] asks;
+// Model is left to the caller.
+func OptionsFrom(cfg *config.Config) Options {
+	r := cfg.RAG
+	o := Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
 		FigureMaxPerDoc: r.FigureMaxPerDoc, FigureMinPixels: r.FigureMinPixels}
+	o.OCR, o.NoOCR = OCRFor(cfg.PDF)
+	o.ImagesDir = filepath.Join(cfg.Home, "images")
+	return o
+}
+
+// OCRFor is the OCR engine [pdf] asks for: nil with the reason when it is
+// turned off or Tesseract (or a language asked for) is missing.
+func OCRFor(c config.PDF) (*ocr.Engine, error) {
+	if !c.OCR {
+		return nil, errs.WithHint(errs.New(errs.NotFound, "ingest.OCR", "OCR is turned off"), "set pdf.ocr = true to read scans and images")
+	}
+	return ocr.Lookup(c.OCRLanguages)
 }
 
 // Result is a staged paper.
@@ -83,6 +138,9 @@ type Result struct {
 	DOI      string
 	Marks    int
 	Figures  int
+	OCRPages int  // pages whose text was recognised
+	NeedsOCR bool // pages were left unread for want of OCR (set on failure too)
+	Image    bool
 	Warnings []string
 }
 
@@ -120,12 +178,18 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		res.Warnings = append(res.Warnings, "figure captions skipped: no model is available to describe them")
 		figures = false
 	}
-	doc, err := pdf.Read(ctx, abs, pdf.Options{Images: figures, MinPixels: o.FigureMinPixels, Limits: o.PDFLimits})
+	doc, err := pdf.Read(ctx, abs, pdf.Options{Images: figures, MinPixels: o.FigureMinPixels, Limits: o.PDFLimits,
+		Password: p.Password, OCR: o.OCR, Progress: o.Progress})
 	if err != nil {
 		return res, err
 	}
 	if doc.Repaired {
 		res.Warnings = append(res.Warnings, pdf.RepairedWarning)
+	}
+	res.Warnings = append(res.Warnings, doc.Warnings...)
+	res.OCRPages = doc.OCRPages()
+	if doc.Unread > 0 && o.OCR == nil && doc.HasText() {
+		res.Warnings = append(res.Warnings, unreadWarning(doc.Unread, o.NoOCR))
 	}
 	res.Source = p.Source
 	if res.Source == "" {
@@ -139,7 +203,12 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		sent.Key = abs // how a local file is cited
 	}
 	var guessed bool
-	res.Title, res.Authors, res.DOI, guessed = resolveMeta(ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeMetadata, Sources: ledger.These(sent)}), doc, p, o.Model, &res.Warnings)
+	res.Image = p.Image
+	if p.Image {
+		res.Title, res.Authors = cmp.Or(p.Title, strings.TrimSuffix(filepath.Base(p.Source), filepath.Ext(p.Source))), p.Authors
+	} else {
+		res.Title, res.Authors, res.DOI, guessed = resolveMeta(ledger.WithAbout(ctx, ledger.About{Purpose: ledger.PurposeMetadata, Sources: ledger.These(sent)}), doc, p, o.Model, &res.Warnings)
+	}
 	sent.Title = res.Title
 	mode := p.Mode
 	if mode == "" {
@@ -154,11 +223,21 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 	if guessed {
 		base.Extra = map[string]string{DOIGuessField: "model"}
 	}
+	if doc.Unread > 0 && o.OCR == nil {
+		// Remembered so the inbox reads the file again once OCR is there.
+		res.NeedsOCR = true
+		base.Extra = maps.Clone(base.Extra)
+		if base.Extra == nil {
+			base.Extra = map[string]string{}
+		}
+		base.Extra[UnreadField] = strconv.Itoa(doc.Unread)
+	}
 	header := res.Title
 	if res.Authors != "" {
 		header += " — " + res.Authors
 	}
 	add := func(content string, m kb.Metadata) {
+		m = markOCR(doc, m)
 		m.ChunkIndex = len(res.Chunks)
 		embed := content
 		if header != "" {
@@ -187,7 +266,7 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		for _, c := range kb.ChunkMarkdown(md, o.ChunkSize, o.ChunkOverlap, header) {
 			m := base
 			m.Section, m.Page = c.Meta.Section, pageOf(md, c.Content)
-			c.Meta = m
+			c.Meta = markOCR(doc, m)
 			c.Meta.ChunkIndex = len(res.Chunks)
 			c.Content, c.EmbedText = stripMarkers(c.Content), stripMarkers(c.EmbedText)
 			if strings.TrimSpace(c.Content) == "" {
@@ -230,6 +309,34 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		return res, errs.New(errs.Conversion, op, "%s produced no text to index", p.Path)
 	}
 	return res, nil
+}
+
+// markOCR adds the OCR fields to a chunk on a recognised page (a copy of
+// Extra: chunks share base's map).
+func markOCR(doc *pdf.Document, m kb.Metadata) kb.Metadata {
+	if m.Page < 1 || m.Page > len(doc.Pages) || !doc.Pages[m.Page-1].OCR {
+		return m
+	}
+	extra := maps.Clone(m.Extra)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra[OCRField] = "tesseract"
+	extra[OCRConfidenceField] = strconv.Itoa(int(math.Round(doc.Pages[m.Page-1].OCRConfidence)))
+	m.Extra = extra
+	return m
+}
+
+// unreadWarning says that n scanned pages were left out, and why.
+func unreadWarning(n int, why error) string {
+	msg := fmt.Sprintf("%d page(s) have no usable text layer and were not read", n)
+	if why != nil {
+		msg += ": " + why.Error()
+		if h := errs.HintOf(why); h != "" && !strings.Contains(msg, h) {
+			msg += " (" + h + ")"
+		}
+	}
+	return msg
 }
 
 // pageOf finds the page a chunk starts on from the page markers before it.

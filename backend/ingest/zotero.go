@@ -374,7 +374,7 @@ func (z *ZoteroSync) textUnder(ctx context.Context, a zotero.Attachment) (map[st
 	if len(want) == 0 || !isPDF(a) || a.Path == "" {
 		return nil, nil
 	}
-	doc, err := pdf.Read(ctx, a.Path, pdf.Options{Limits: z.Opts.PDFLimits})
+	doc, err := pdf.Read(ctx, a.Path, pdf.Options{Limits: z.Opts.PDFLimits, OCR: z.Opts.OCR})
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,13 @@ func inside(c Rect, quads []Rect) bool {
 		if w > 0 && h > 0 && w*h >= area/2 {
 			return true
 		}
+		// A glyph taller than its line (a brace, a bracket, an integral) is
+		// marked when the quad covers most of its width and half of the
+		// shorter of the two heights: its box pokes out of the line's quad,
+		// but the reader marked it.
+		if tall := c.Y1 - c.Y0; tall > q.Y1-q.Y0 && w >= (c.X1-c.X0)/2 && h >= min(tall, q.Y1-q.Y0)/2 {
+			return true
+		}
 	}
 	return false
 }

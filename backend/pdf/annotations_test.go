@@ -189,3 +189,27 @@ func TestMarksNormaliseComments(t *testing.T) {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A glyph taller than its line — the braces of "{gal,bz}@mozilla.com" in
+// an author block, set larger than the text — pokes out of the reader's
+// highlight but is part of what was marked: kept, not dropped (nor turned
+// into a space).
+func TestHighlightKeepsTallGlyphs(t *testing.T) {
+	content := "BT 72 700 Td /F1 17 Tf ({) Tj /F1 10 Tf (gal,bz) Tj /F1 17 Tf (}) Tj /F1 10 Tf (@mozilla.com) Tj ET"
+	annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 699 300 707] /QuadPoints [70 707 300 707 70 699 300 699] >>"
+	path := pdftest.Build(t,
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /Annots [6 0 R] >>",
+		pdftest.Stream("", content),
+		pdftest.Helvetica,
+		annot)
+	d, err := Read(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := d.Marks()
+	if len(marks) != 1 || marks[0].Text != "{gal,bz}@mozilla.com" {
+		t.Fatalf("marks %+v", marks)
+	}
+}

@@ -85,6 +85,9 @@ func refusal(merr *mupdfError, lim Limits, op, what string) error {
 		return nil
 	case merr.kind == failMemory:
 		return errs.WithHint(errs.New(errs.Conversion, op, "%s: needs more than %d MB of memory (%s)", what, lim.MaxMemory>>20, merr.msg), hintHeavy)
+	case merr.kind == failLocked:
+		return errs.WithHint(errs.New(errs.Locked, op, "%s: %s", what, merr.msg),
+			"give the password (jarvis-cli kb add --password, or the prompt in the window); Jarvis uses it to read the file and does not keep it")
 	case merr.kind == failTooMuch:
 		return errs.WithHint(errs.New(errs.Conversion, op, "%s: too much text (%s; the limit is %d)", what, merr.msg, lim.MaxChars), hintHeavy)
 	}
@@ -105,8 +108,8 @@ func documentDeadline(ctx context.Context, lim Limits) (context.Context, context
 
 // openCounted opens a document and counts its pages, refusing a file that
 // cannot be parsed, has no pages or claims more than lim.MaxPages.
-func openCounted(path string, lim Limits, op string) (*rawDoc, int, error) {
-	r, merr := openRaw(path, lim.MaxMemory)
+func openCounted(path, password string, lim Limits, op string) (*rawDoc, int, error) {
+	r, merr := openRaw(path, password, lim.MaxMemory)
 	if merr != nil {
 		return nil, 0, refusal(merr, lim, op, "cannot open "+path)
 	}

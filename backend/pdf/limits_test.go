@@ -107,7 +107,7 @@ func TestDamagedFilesAreNotCalledScans(t *testing.T) {
 	}
 	// A scan is still a scan.
 	_, err := read(t, "scanned.pdf", Options{}).Markdown()
-	if !strings.Contains(err.Error(), "no text layer") || !strings.Contains(errs.HintOf(err), "OCR") {
+	if !strings.Contains(err.Error(), "no text layer") || !strings.Contains(errs.HintOf(err), "Tesseract") {
 		t.Fatalf("scan: %v", err)
 	}
 }

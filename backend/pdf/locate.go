@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 )
 
 // Passage is where a passage sits on one page: one box per line it covers,
@@ -28,12 +29,13 @@ const locateRun = 4
 // (1-based) of the PDF at path. Words are compared case- and
 // punctuation-blind; a page word is marked when it lies in a run of
 // locateRun words that also occurs in the passage. It returns no boxes when
-// the passage is not on that page.
-func Locate(path string, page int, passage string) (Passage, error) {
+// the passage is not on that page. A scanned page (or an image) is read by
+// eng when it is given, so passages recognised at indexing are found again.
+func Locate(path string, page int, passage string, eng *ocr.Engine) (Passage, error) {
 	const op = "pdf.Locate"
 	ctx := context.Background()
 	lim := DefaultLimits // a cited page is read under the same bounds as any other
-	r, n, err := openCounted(path, lim, op)
+	r, n, err := openCounted(path, "", lim, op)
 	if err != nil {
 		return Passage{}, err
 	}
@@ -51,6 +53,11 @@ func Locate(path string, page int, passage string) (Passage, error) {
 	})
 	if err != nil {
 		return Passage{}, err
+	}
+	if eng != nil && !p.Readable() {
+		if err := r.recognise(ctx, docCtx, lim, eng, page-1, &p, op); err != nil {
+			return Passage{}, err
+		}
 	}
 	return Passage{Width: p.Width, Height: p.Height, Boxes: p.locate(passage)}, nil
 }

@@ -9,7 +9,7 @@ import (
 func TestLocateFindsAStoredPassageOnItsPage(t *testing.T) {
 	// The passage as the knowledge base stores it: Markdown, joined lines.
 	chunk := "## 1 Introduction\n\nTransformers compare every token with every other token, which is costly. We show that sparse attention keeps accuracy while cutting memory use."
-	got, err := Locate("testdata/paper.pdf", 1, chunk)
+	got, err := Locate("testdata/paper.pdf", 1, chunk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,14 +33,14 @@ func TestLocateFindsAStoredPassageOnItsPage(t *testing.T) {
 	}
 	// The passage's last sentence on the page ("Our method selects ...") is
 	// not in the chunk: the boxes stop before it.
-	all, _ := Locate("testdata/paper.pdf", 1, chunk+" Our method selects a few global tokens and a sliding local window.")
+	all, _ := Locate("testdata/paper.pdf", 1, chunk+" Our method selects a few global tokens and a sliding local window.", nil)
 	if len(all.Boxes) <= len(got.Boxes) && bottom(all.Boxes) <= bottom(got.Boxes) {
 		t.Fatalf("a longer passage must cover more: %v vs %v", all.Boxes, got.Boxes)
 	}
-	if other, _ := Locate("testdata/paper.pdf", 2, chunk); len(other.Boxes) != 0 {
+	if other, _ := Locate("testdata/paper.pdf", 2, chunk, nil); len(other.Boxes) != 0 {
 		t.Fatalf("the passage is not on page 2: %+v", other.Boxes)
 	}
-	if _, err := Locate("testdata/paper.pdf", 9, chunk); !errs.Is(err, errs.Invalid) {
+	if _, err := Locate("testdata/paper.pdf", 9, chunk, nil); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("page out of range: %v", err)
 	}
 }

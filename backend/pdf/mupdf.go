@@ -34,7 +34,7 @@ fz_buffer *pdf_load_stream(fz_context *ctx, pdf_obj *ref);
 const char *jv_version = FZ_VERSION;
 
 // Why a page or document was refused, beyond MuPDF's own message.
-enum { JV_FAILED = 1, JV_ABORTED = 2, JV_MEMORY = 3, JV_TOO_MUCH_TEXT = 4 };
+enum { JV_FAILED = 1, JV_ABORTED = 2, JV_MEMORY = 3, JV_TOO_MUCH_TEXT = 4, JV_PASSWORD = 5 };
 
 typedef struct {
 	int block, line, c, bold, upright;
@@ -62,6 +62,7 @@ typedef struct {
 
 typedef struct {
 	float w, h;
+	float image_area; // page area covered by images, for telling scans apart
 	int nchars, nimages, nannots;
 	jv_char *chars;
 	jv_image *images;
@@ -130,7 +131,10 @@ static char *jv_err(fz_context *ctx) {
 	return m;
 }
 
-static jv_doc *jv_open(const char *path, size_t mem_limit, int *kind, char **err) {
+// jv_open opens a document; an encrypted one is authenticated with
+// password (NULL: none given), and refused with JV_PASSWORD when it needs
+// one it was not given or the one given is wrong.
+static jv_doc *jv_open(const char *path, const char *password, size_t mem_limit, int *kind, char **err) {
 	jv_doc *d = calloc(1, sizeof(jv_doc));
 	d->mem.limit = mem_limit;
 	fz_alloc_context alloc = { &d->mem, jv_malloc, jv_realloc, jv_free };
@@ -145,9 +149,14 @@ static jv_doc *jv_open(const char *path, size_t mem_limit, int *kind, char **err
 		char fmt[64] = "";
 		fz_lookup_metadata(ctx, d->doc, "format", fmt, sizeof fmt);
 		d->pdf = strncmp(fmt, "PDF", 3) == 0;
+		if (fz_needs_password(ctx, d->doc) && !(password && fz_authenticate_password(ctx, d->doc, password))) {
+			*kind = JV_PASSWORD;
+			fz_throw(ctx, FZ_ERROR_GENERIC, password ? "the password is wrong" : "the file is encrypted and needs a password");
+		}
 	}
 	fz_catch(ctx) {
-		*kind = d->mem.refused ? JV_MEMORY : JV_FAILED;
+		fz_drop_document(ctx, d->doc);
+		if (!*kind) *kind = d->mem.refused ? JV_MEMORY : JV_FAILED;
 		*err = jv_err(ctx);
 		fz_drop_context(ctx);
 		free(d);
@@ -266,7 +275,9 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 		memset(&opts, 0, sizeof opts);
 		// No FZ_STEXT_DEHYPHENATE: it drops every line-end hyphen and moves the
 		// rest of the word onto the line above; hyphens.go decides instead.
-		opts.flags = FZ_STEXT_MEDIABOX_CLIP | (want_images ? FZ_STEXT_PRESERVE_IMAGES : 0);
+		// Image blocks are always kept (as references, not decoded): how much
+		// of the page they cover tells a scan from a page of figures.
+		opts.flags = FZ_STEXT_MEDIABOX_CLIP | FZ_STEXT_PRESERVE_IMAGES;
 		text = fz_new_stext_page(ctx, b);
 		dev = fz_new_stext_device(ctx, text, &opts);
 		fz_run_page_contents(ctx, page, dev, fz_identity, &d->cookie);
@@ -286,7 +297,9 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 		for (fz_stext_block *blk = text->first_block; blk; blk = blk->next, bi++) {
 			if (blk->type == FZ_STEXT_BLOCK_IMAGE) {
 				fz_image *img = blk->u.i.image;
-				if ((double)img->w * img->h < min_pixels) continue;
+				fz_rect cov = fz_intersect_rect(blk->bbox, b);
+				if (!fz_is_empty_rect(cov)) out->image_area += (cov.x1 - cov.x0) * (cov.y1 - cov.y0);
+				if (!want_images || (double)img->w * img->h < min_pixels) continue;
 				// An image too large to decode under the cap is skipped: the
 				// text is still worth having.
 				fz_buffer *buf = NULL;
@@ -337,7 +350,7 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 
 // jv_render draws one page at the given zoom into an RGB PNG, under the
 // same cookie and memory cap as text extraction.
-static unsigned char *jv_render(jv_doc *d, int number, float zoom, size_t *len, int *kind, char **err) {
+static unsigned char *jv_render(jv_doc *d, int number, float zoom, int gray, size_t *len, int *kind, char **err) {
 	fz_context *ctx = d->ctx;
 	fz_page *page = NULL;
 	fz_pixmap *pix = NULL;
@@ -353,7 +366,7 @@ static unsigned char *jv_render(jv_doc *d, int number, float zoom, size_t *len, 
 		page = fz_load_page(ctx, d->doc, number);
 		fz_matrix ctm = fz_scale(zoom, zoom);
 		fz_irect bbox = fz_round_rect(fz_transform_rect(fz_bound_page(ctx, page), ctm));
-		pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), bbox, NULL, 0);
+		pix = fz_new_pixmap_with_bbox(ctx, gray ? fz_device_gray(ctx) : fz_device_rgb(ctx), bbox, NULL, 0);
 		fz_clear_pixmap_with_value(ctx, pix, 0xff);
 		dev = fz_new_draw_device(ctx, fz_identity, pix);
 		fz_run_page(ctx, page, dev, ctm, &d->cookie);
@@ -402,6 +415,7 @@ const (
 	failAborted failKind = C.JV_ABORTED
 	failMemory  failKind = C.JV_MEMORY
 	failTooMuch failKind = C.JV_TOO_MUCH_TEXT
+	failLocked  failKind = C.JV_PASSWORD
 )
 
 // mupdfError is a refusal from the C side.
@@ -427,12 +441,17 @@ func cErr(kind C.int, e *C.char) *mupdfError {
 	return &mupdfError{kind: failKind(kind), msg: s}
 }
 
-func openRaw(path string, memLimit int64) (*rawDoc, *mupdfError) {
+func openRaw(path, password string, memLimit int64) (*rawDoc, *mupdfError) {
 	cp := C.CString(path)
 	defer C.free(unsafe.Pointer(cp))
+	var cpw *C.char
+	if password != "" {
+		cpw = C.CString(password)
+		defer C.free(unsafe.Pointer(cpw))
+	}
 	var e *C.char
 	var kind C.int
-	d := C.jv_open(cp, C.size_t(memLimit), &kind, &e)
+	d := C.jv_open(cp, cpw, C.size_t(memLimit), &kind, &e)
 	if d == nil {
 		return nil, cErr(kind, e)
 	}
@@ -499,6 +518,9 @@ func (r *rawDoc) page(i int, images bool, minPixels, maxChars int) (Page, *mupdf
 	}
 	defer C.jv_free_page(p)
 	out := Page{Number: i + 1, Width: float64(p.w), Height: float64(p.h)}
+	if area := out.Width * out.Height; area > 0 {
+		out.ImageCover = min(float64(p.image_area)/area, 1)
+	}
 	out.Chars = make([]Char, 0, int(p.nchars))
 	for _, c := range unsafe.Slice(p.chars, int(p.nchars)) {
 		out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c), Size: float64(c.size), Bold: c.bold != 0, Upright: c.upright != 0,
@@ -525,12 +547,17 @@ func (r *rawDoc) page(i int, images bool, minPixels, maxChars int) (Page, *mupdf
 	return out, nil
 }
 
-// render draws page i (0-based) as PNG at zoom (1 = 72 dpi).
-func (r *rawDoc) render(i int, zoom float64) ([]byte, *mupdfError) {
+// render draws page i (0-based) as PNG at zoom (1 = 72 dpi), in colour
+// or in grey (for OCR: a third of the bytes, and what Tesseract reads).
+func (r *rawDoc) render(i int, zoom float64, gray bool) ([]byte, *mupdfError) {
 	var e *C.char
 	var kind C.int
 	var n C.size_t
-	png := C.jv_render(r.d, C.int(i), C.float(zoom), &n, &kind, &e)
+	g := C.int(0)
+	if gray {
+		g = 1
+	}
+	png := C.jv_render(r.d, C.int(i), C.float(zoom), g, &n, &kind, &e)
 	if png == nil {
 		return nil, cErr(kind, e)
 	}

@@ -3,9 +3,21 @@ package pdf
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
+
+// Viewable reports whether MuPDF can show the file at path as pages: a PDF,
+// or an image it reads as a one-page document (PNG, JPEG, TIFF).
+func Viewable(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff":
+		return true
+	}
+	return false
+}
 
 // PagePNG renders one page (1-based) as PNG at dpi, for showing a cited
 // page; it also reports how many pages the document has. It runs under
@@ -14,7 +26,7 @@ func PagePNG(path string, page int, dpi float64) ([]byte, int, error) {
 	const op = "pdf.PagePNG"
 	ctx := context.Background()
 	lim := DefaultLimits
-	r, n, err := openCounted(path, lim, op)
+	r, n, err := openCounted(path, "", lim, op)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -27,7 +39,7 @@ func PagePNG(path string, page int, dpi float64) ([]byte, int, error) {
 	var png []byte
 	err = r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", page, path), func() *mupdfError {
 		var merr *mupdfError
-		png, merr = r.render(page-1, dpi/72)
+		png, merr = r.render(page-1, dpi/72, false)
 		return merr
 	})
 	return png, n, err

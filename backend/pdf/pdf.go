@@ -7,6 +7,7 @@ package pdf
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 )
 
 // Rect is a box in page space (points, origin top-left, y down).
@@ -61,6 +63,13 @@ type Page struct {
 	Chars         []Char
 	Images        []Image
 	Annotations   []Annotation
+	// ImageCover is the share of the page covered by images (0-1).
+	ImageCover float64
+	// OCR is set when Chars were recognised off the page's image rather
+	// than read from its text layer; OCRConfidence is Tesseract's mean word
+	// confidence (0-100).
+	OCR           bool
+	OCRConfidence float64
 }
 
 // Document is an extracted PDF.
@@ -72,7 +81,13 @@ type Document struct {
 	// Repaired is set when MuPDF had to rebuild a broken cross-reference
 	// table: the file is damaged or truncated.
 	Repaired bool
+	// Unread counts pages whose text layer was unusable (none, or mostly
+	// unmappable glyphs) and that were not recognised: no OCR engine, or
+	// recognition failed (Warnings says why).
+	Unread   int
+	Warnings []string
 
+	ocrOn bool   // an OCR engine read the pages that needed it
 	vocab *words // see words()
 }
 
@@ -82,6 +97,31 @@ type Options struct {
 	Images    bool // extract raster images (for figure captions)
 	MinPixels int  // skip images smaller than this (width*height)
 	Limits    Limits
+	// Password opens an encrypted file; it is used once and kept nowhere.
+	Password string
+	// OCR recognises pages without a usable text layer; nil leaves them
+	// unread (and counted in Document.Unread).
+	OCR *ocr.Engine
+	// Progress hears about each page as it is done (may be nil).
+	Progress func(Progress)
+}
+
+// Progress is how far Read is: page of pages, and whether that page was
+// recognised (OCR is slow enough that the user should see it happen).
+type Progress struct {
+	Page, Pages int
+	OCR         bool
+}
+
+// OCRPages counts the pages whose text was recognised.
+func (d *Document) OCRPages() int {
+	n := 0
+	for _, p := range d.Pages {
+		if p.OCR {
+			n++
+		}
+	}
+	return n
 }
 
 // Read extracts every page of the PDF at path under opts.Limits: a file
@@ -96,12 +136,14 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 	lim := opts.Limits.withDefaults()
 	docCtx, cancel := documentDeadline(ctx, lim)
 	defer cancel()
-	r, n, err := openCounted(path, lim, op)
+	r, n, err := openCounted(path, opts.Password, lim, op)
 	if err != nil {
 		return nil, err
 	}
 	defer r.close()
 	doc := &Document{Path: path, Title: strings.TrimSpace(r.meta("info:Title")), Author: strings.TrimSpace(r.meta("info:Author"))}
+	doc.ocrOn = opts.OCR != nil
+	var ocrErr error
 	for i := 0; i < n; i++ {
 		var p Page
 		err := r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", i+1, path), func() *mupdfError {
@@ -112,7 +154,31 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !p.Readable() {
+			if opts.OCR != nil && ocrErr == nil {
+				// One failed page (a time limit, a huge image) is skipped; a
+				// broken engine is not retried on every page after it.
+				if err := r.recognise(ctx, docCtx, lim, opts.OCR, i, &p, op); err != nil {
+					if errs.Is(err, errs.Cancelled) || errors.Is(context.Cause(docCtx), errDocTimeout) {
+						return nil, err
+					}
+					doc.Warnings = append(doc.Warnings, fmt.Sprintf("page %d not recognised: %v", i+1, err))
+					if !errs.Is(err, errs.Conversion) {
+						ocrErr = err
+					}
+				}
+			}
+			if !p.OCR {
+				doc.Unread++
+				if p.Unmappable() {
+					p.Chars = nil // glyphs without meaning are noise to the index
+				}
+			}
+		}
 		doc.Pages = append(doc.Pages, p)
+		if opts.Progress != nil {
+			opts.Progress(Progress{Page: i + 1, Pages: n, OCR: p.OCR})
+		}
 	}
 	doc.Repaired = r.repaired()
 	return doc, nil
@@ -158,6 +224,9 @@ func (p Page) lines() []line {
 		cur, sizes, bold = nil, map[float64]int{}, 0
 	}
 	for _, c := range p.Chars {
+		if c.R == Replacement {
+			continue // an unmappable glyph: nothing a reader or an index can use
+		}
 		if cur == nil || c.Block != cur.block || c.Line != cur.lineNo {
 			flushLine()
 			cur = &line{page: p.Number, block: c.Block, lineNo: c.Line, box: c.Box, upright: c.Upright}
@@ -230,17 +299,12 @@ func union(a, b Rect) Rect {
 	return Rect{min(a.X0, b.X0), min(a.Y0, b.Y0), max(a.X1, b.X1), max(a.Y1, b.Y1)}
 }
 
-// HasText reports whether the document has a usable text layer.
+// HasText reports whether any page has text to index: a readable text
+// layer or recognised words. Judged per page, so a one-line note counts.
 func (d *Document) HasText() bool {
-	letters := 0
 	for _, p := range d.Pages {
-		for _, c := range p.Chars {
-			if unicode.IsLetter(c.R) {
-				letters++
-				if letters >= 20 {
-					return true
-				}
-			}
+		if p.OCR && p.text().letters > 0 || p.Readable() {
+			return true
 		}
 	}
 	return false
@@ -260,8 +324,11 @@ func (d *Document) Markdown() (string, error) {
 		if d.Repaired {
 			return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s is damaged: no readable text survived MuPDF's repair", d.Path), hintDamaged)
 		}
-		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path),
-			"run OCR on it first (e.g. ocrmypdf); its highlights and notes are still indexed")
+		hint := ocr.InstallHint + "; its highlights and notes are still indexed"
+		if d.ocrOn {
+			hint = "no words could be recognised on its pages (a blank or very poor scan?); its highlights and notes are still indexed"
+		}
+		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path), hint)
 	}
 	var all []line
 	vocab := d.words()

@@ -138,6 +138,7 @@ Architecture: amd64
 Maintainer: Jarvis contributors <jarvis-kb@users.noreply.github.com>
 Installed-Size: $size
 Depends: $(depends "$pkg")
+Recommends: tesseract-ocr, tesseract-ocr-eng
 Suggests: latexmk, texlive-latex-recommended, pandoc
 Section: utils
 Priority: optional

@@ -2,7 +2,9 @@
 # Installs everything Jarvis needs on a fresh Debian/Ubuntu machine: system
 # libraries for the Wails window (GTK 3, WebKitGTK), Xvfb for headless runs,
 # LaTeX (latexmk, pdflatex) and pandoc for draft compile and export, an
-# emoji font (titles and answers may carry emoji), the frontend's npm
+# emoji font (titles and answers may carry emoji), Tesseract with English
+# and Chinese data (scans and images; the CJK test draws with Droid Sans
+# Fallback, and makes WebP images with cwebp), the frontend's npm
 # dependencies, the Wails CLI and ONNX Runtime's shared library. Safe to
 # re-run: each step is skipped when already satisfied.
 set -euo pipefail
@@ -12,7 +14,7 @@ log() { printf '\n==> %s\n' "$*"; }
 
 APT_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev libwebkit2gtk-4.1-dev dpkg-dev lintian debootstrap desktop-file-utils xvfb xauth imagemagick dbus-daemon dbus-bin
   latexmk texlive-latex-base texlive-latex-recommended texlive-xetex lmodern pandoc chromium
-  xdotool tesseract-ocr tesseract-ocr-eng fonts-noto-color-emoji)
+  xdotool tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-droid-fallback webp fonts-noto-color-emoji)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

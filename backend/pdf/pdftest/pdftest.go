@@ -7,6 +7,9 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"image"
+	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,4 +139,82 @@ func Truncated(t testing.TB, path string, n int) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// ScanPage is one page of a scan: a grey image stretched over a page of
+// Width×Height points, with highlights over Marks (page space, points,
+// origin bottom-left as PDF stores them).
+type ScanPage struct {
+	Image         *image.Gray
+	Width, Height float64
+	Marks         [][4]float64
+}
+
+// Scan writes a PDF whose pages are only images, as a scanner makes them:
+// no text layer, each page one Flate-compressed grey image, optionally
+// with Highlight annotations drawn by a reader on top.
+func Scan(t testing.TB, pages ...ScanPage) string {
+	t.Helper()
+	n := len(pages)
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	var kids []string
+	for _, p := range pages {
+		page := len(objs) + 1
+		kids = append(kids, fmt.Sprintf("%d 0 R", page))
+		var annots []string
+		for k := range p.Marks {
+			annots = append(annots, fmt.Sprintf("%d 0 R", page+3+k))
+		}
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R /Resources << /XObject << /Im0 %d 0 R >> >> /Annots [%s] >>",
+				p.Width, p.Height, page+1, page+2, strings.Join(annots, " ")),
+			Stream("", fmt.Sprintf("q %g 0 0 %g 0 0 cm /Im0 Do Q", p.Width, p.Height)),
+			Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8",
+				p.Image.Rect.Dx(), p.Image.Rect.Dy()), string(p.Image.Pix)))
+		for _, m := range p.Marks {
+			x0, y0, x1, y1 := m[0], m[1], m[2], m[3]
+			objs = append(objs, fmt.Sprintf("<< /Type /Annot /Subtype /Highlight /Rect [%g %g %g %g] /QuadPoints [%g %g %g %g %g %g %g %g] /C [1 1 0] /P %d 0 R >>",
+				x0, y0, x1, y1, x0, y1, x1, y1, x0, y0, x1, y0, page))
+		}
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
+	return Build(t, objs...)
+}
+
+// Degrade makes a clean rendering look scanned: rotated by skew degrees
+// about its centre (white where the rotation uncovers the border) and
+// salt-and-pepper noise flipping share of the pixels, from seed.
+func Degrade(src *image.Gray, skew, share float64, seed int64) *image.Gray {
+	b := src.Bounds()
+	out := image.NewGray(b)
+	sin, cos := math.Sincos(skew * math.Pi / 180)
+	cx, cy := float64(b.Dx())/2, float64(b.Dy())/2
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			sx, sy := int(cos*dx+sin*dy+cx), int(-sin*dx+cos*dy+cy)
+			v := uint8(255)
+			if sx >= 0 && sy >= 0 && sx < b.Dx() && sy < b.Dy() {
+				v = src.Pix[sy*src.Stride+sx]
+			}
+			out.Pix[y*out.Stride+x] = v
+		}
+	}
+	rng := rand.New(rand.NewSource(seed))
+	for range int(float64(len(out.Pix)) * share) {
+		p := rng.Intn(len(out.Pix))
+		out.Pix[p] = 255 - out.Pix[p]
+	}
+	return out
+}
+
+// BlankScan is a one-page scan of an empty sheet: an image and no text,
+// nothing for OCR to find either.
+func BlankScan(t testing.TB) string {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, 200, 260))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	return Scan(t, ScanPage{Image: img, Width: 612, Height: 792})
 }

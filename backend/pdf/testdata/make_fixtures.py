@@ -11,6 +11,9 @@ annotated.pdf  paper.pdf plus real annotations: a highlight with a typed
                ink stroke (which Jarvis ignores)
 scanned.pdf    one page that is only an image: no text layer
 words.json     where each annotated phrase was drawn, for the tests
+encrypted.pdf  paper.pdf encrypted (AES-256) with the user password
+               "s3cret-Pw", made with qpdf (apt-get install qpdf):
+               qpdf --encrypt s3cret-Pw owner-Pw 256 -- paper.pdf encrypted.pdf
 """
 import io
 import json

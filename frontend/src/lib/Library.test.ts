@@ -70,3 +70,51 @@ describe('Library: Zotero items', () => {
     await waitFor(() => expect(viewed).toEqual([item.source]))
   })
 })
+
+describe('Library: an encrypted PDF', () => {
+  it('asks for the password when an add fails as locked, and adds again with it', async () => {
+    let n = 0
+    const w = fakeBackend({
+      'Library.Documents': () => [],
+      'Library.Status': () => ({ summary: 'keyword', chunks: 0 }),
+      'Library.Ops': () => [],
+      'Library.Add': () => `op${++n}`,
+    })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    await fireEvent.input(screen.getByLabelText('File to add'), { target: { value: '/papers/locked.pdf' } })
+    await fireEvent.submit(screen.getByLabelText('File to add').closest('form')!)
+    await waitFor(() => expect(w.called('Library.Add')).toHaveLength(1))
+    expect(w.called('Library.Add')[0].args).toEqual(['/papers/locked.pdf', true, false, ''])
+    w.emit('op', { op_id: 'op1', kind: 'add', title: 'locked.pdf', seq: 2, stage: '', done: 0, total: 0, state: 'failed', code: 'locked',
+      error: 'the file is encrypted and needs a password' })
+    const dialog = await screen.findByTestId('password-form')
+    expect(dialog.textContent).toContain('locked.pdf is password-protected')
+    await fireEvent.input(within(dialog).getByLabelText('Password'), { target: { value: 'pw-123' } })
+    await fireEvent.submit(within(dialog).getByLabelText('Password').closest('form')!)
+    await waitFor(() => expect(w.called('Library.Add')).toHaveLength(2))
+    expect(w.called('Library.Add')[1].args).toEqual(['/papers/locked.pdf', true, false, 'pw-123'])
+    expect(screen.queryByTestId('password-form')).toBeNull()
+    // A failure that is not about the password asks nothing.
+    w.emit('op', { op_id: 'op2', kind: 'add', title: 'locked.pdf', seq: 3, stage: '', done: 0, total: 0, state: 'failed', code: 'conversion', error: 'damaged' })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(screen.queryByTestId('password-form')).toBeNull()
+  })
+
+  it('marks hits whose words were recognised by OCR', async () => {
+    const w = fakeBackend({
+      'Library.Documents': () => [],
+      'Library.Status': () => ({ summary: 'keyword', chunks: 1 }),
+      'Library.Ops': () => [],
+      'Library.Search': () => ({ mode: 'keyword', detail: 'keyword', hits: [
+        { citation: { source: 'file:///scan.pdf', title: 'Scan' }, docType: 'paper', private: false, section: '', text: 'validation sweep', score: 1, ocr: 'recognised by OCR, 93% confidence' },
+        { citation: { source: 'file:///born.pdf', title: 'Born digital' }, docType: 'paper', private: false, section: '', text: 'validation sweep', score: 0.5 },
+      ] }),
+    })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    await fireEvent.input(screen.getByLabelText('Search'), { target: { value: 'validation' } })
+    await fireEvent.submit(screen.getByLabelText('Search').closest('form')!)
+    const hits = await screen.findAllByTestId('hit')
+    expect(within(hits[0]).getByTestId('hit-ocr').getAttribute('title')).toContain('93% confidence')
+    expect(within(hits[1]).queryByTestId('hit-ocr')).toBeNull()
+  })
+})

@@ -133,7 +133,8 @@ export interface Backend {
   setMeta(source: string, title: string, authors: string, doi: string): Promise<number>
   prepareRemove(key: string): Promise<T.RemovalPreview>
   remove(token: string, exclude: boolean): Promise<number>
-  addFile(path: string, fullText: boolean, privateNote: boolean): Promise<string>
+  /** Adds a file as an operation; password opens an encrypted PDF (asked for after a "locked" failure, never stored). */
+  addFile(path: string, fullText: boolean, privateNote: boolean, password?: string): Promise<string>
   pickFiles(): Promise<string[]>
   syncVault(): Promise<string>
   cancelOp(id: string): Promise<boolean>
@@ -152,6 +153,8 @@ export interface Backend {
   openInZotero(link: string): Promise<void>
   openInObsidian(rel: string): Promise<void>
   configSummary(): Promise<string[]>
+  /** Whether scans and images can be read (Tesseract), in which languages, and how to add one. */
+  ocr(): Promise<T.OCRView>
   responseStyle(): Promise<string>
   setResponseStyle(s: string): Promise<void>
   prompts(): Promise<T.Prompt[]>
@@ -255,7 +258,7 @@ export function backendOver(t: Transport): Backend {
     setMeta: (s, t2, a, d) => c('Library', 'SetMeta', s, t2, a, d),
     prepareRemove: (k) => c('Library', 'PrepareRemove', k),
     remove: (token, exclude) => c('Library', 'Remove', token, exclude),
-    addFile: (p, full, priv) => c('Library', 'Add', p, full, priv),
+    addFile: (p, full, priv, pw) => c('Library', 'Add', p, full, priv, pw ?? ''),
     pickFiles: () => c('Library', 'PickFiles'),
     syncVault: () => c('Library', 'SyncVault'),
     cancelOp: (id) => c('Library', 'CancelOp', id),
@@ -272,6 +275,7 @@ export function backendOver(t: Transport): Backend {
     openInZotero: (link) => c('Shell', 'OpenInZotero', link),
     openInObsidian: (rel) => c('Shell', 'OpenInObsidian', rel),
     configSummary: () => c('Settings', 'Summary'),
+    ocr: () => c('Settings', 'OCR'),
     responseStyle: () => c('Settings', 'ResponseStyle'),
     setResponseStyle: (s) => c('Settings', 'SetResponseStyle', s),
     prompts: () => c('Settings', 'Prompts'),

@@ -16,6 +16,7 @@ const titles: Record<string, string> = {
   fetch: 'A download failed.',
   rag: 'The knowledge base had a problem.',
   conversion: 'The document could not be read.',
+  locked: 'The document is password-protected.',
   not_found: 'Not found.',
   invalid: 'That did not work.',
   conflict: 'Something changed in the meantime.',

@@ -119,6 +119,8 @@ export interface HitView {
   /** The part of text where the query matched, the matches marked (absent from older bridges). */
   excerpt?: { text: string; match?: boolean }[] | null
   score: number
+  /** Set when the text was recognised off a scan or an image: "recognised by OCR, 93% confidence". */
+  ocr?: string
 }
 
 export interface SearchView {
@@ -452,4 +454,14 @@ export interface LedgerFilter {
   provider: string
   purpose: string
   local: boolean
+}
+
+/** The OCR capability (Settings.OCR). */
+export interface OCRView {
+  available: boolean
+  engine?: string
+  languages: string[]
+  installed: string[]
+  problem?: string
+  hint: string
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
@@ -140,6 +141,7 @@ func Run(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		ok("vault %s (private folders: %s)", cfg.Vault.Path, strings.Join(cfg.Vault.PrivateDirs, ", "))
 	}
 
+	checkOCR(cfg, ok, warn)
 	checkAutostart(getenv, ok, warn)
 
 	if problems > 0 {
@@ -147,6 +149,17 @@ func Run(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 	}
 	fmt.Fprintln(io.Out, "no problems found")
 	return nil
+}
+
+// checkOCR reports whether scans and images can be read, and how to add
+// what is missing.
+func checkOCR(cfg *config.Config, ok, warn func(string, ...any)) {
+	eng, err := ingest.OCRFor(cfg.PDF)
+	if err != nil {
+		warn("OCR: %v — scanned pages and images are not read", err)
+		return
+	}
+	ok("OCR: %s (installed: %s; add a language with apt install tesseract-ocr-<lang>)", eng, strings.Join(eng.Installed, ", "))
 }
 
 // checkKnowledgeBase reports the store, the models that serve search, the

@@ -8,6 +8,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -52,5 +53,35 @@ func TestDoctorReportsBackendModelAndProbe(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// OCR is a capability: present, doctor names the languages; absent (no
+// tesseract on PATH), a warning with the command that installs it, and
+// doctor still passes.
+func TestDoctorReportsOCR(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
+	cfg.Vault.Path = t.TempDir()
+	load := func() (*config.Config, error) { return cfg, nil }
+	noEnv := func(string) string { return "" }
+	if _, err := ocr.Lookup(nil); err == nil {
+		io, _, out, _ := iostreams.Test()
+		Run(io, load, noEnv)
+		if !strings.Contains(out.String(), "ok    OCR: tesseract (") || !strings.Contains(out.String(), "eng") {
+			t.Errorf("with Tesseract:\n%s", out.String())
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	io, _, out, _ := iostreams.Test()
+	if err := Run(io, load, noEnv); err != nil {
+		t.Fatalf("missing OCR failed doctor: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "warn  OCR: ") || !strings.Contains(out.String(), "apt install tesseract-ocr") {
+		t.Errorf("without Tesseract:\n%s", out.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/analysis"
@@ -20,6 +21,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/priority"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -50,13 +52,16 @@ type AddOptions struct {
 	Title, Authors, DOI string
 	Yes                 bool
 	Model               ingest.Model // tests inject one; nil builds the configured provider
+	// Password opens encrypted PDFs; without it a terminal is asked. It is
+	// used for the read and kept nowhere.
+	Password string
 }
 
 func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) {
 	ao := &AddOptions{}
 	add := &cobra.Command{
 		Use:   "add FILE|URL...",
-		Short: "Add PDFs and arXiv/DOI papers (as public papers) or Markdown/text files (as notes)",
+		Short: "Add PDFs, images and arXiv/DOI papers (as public documents) or Markdown/text files (as notes)",
 		Long: "A PDF is added as a paper: its highlights and notes first, then an LLM summary (default)\n" +
 			"or the full text (--full-text), optionally figure captions (--figures). An arXiv link or id\n" +
 			"(abs or pdf, with or without a version) or a DOI (arXiv's or bioRxiv's, bare or as a doi.org\n" +
@@ -65,7 +70,9 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			"stored asks first and then replaces it, so a summary can be re-added with --full-text --figures. A Markdown file\n" +
 			"is classified by the file it resolves to (links and .. followed): inside the vault it keeps\n" +
 			"the vault's privacy rules, so a link to a note in a private folder adds it as private; one\n" +
-			"elsewhere is public unless --private. Re-adding a file replaces its entry.",
+			"elsewhere is public unless --private. Re-adding a file replaces its entry. Scanned pages, and\n" +
+			"images (PNG, JPEG, TIFF, WebP: screenshots, photos of a whiteboard), are read by OCR when\n" +
+			"Tesseract is installed ([pdf] ocr, ocr_languages); an image is stored in full.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
 			failed := 0
@@ -96,6 +103,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	add.Flags().StringVar(&ao.Authors, "authors", "", "PDFs: authors (skips inference)")
 	add.Flags().StringVar(&ao.DOI, "doi", "", "PDFs: DOI")
 	add.Flags().BoolVarP(&ao.Yes, "yes", "y", false, "add duplicates without asking")
+	add.Flags().StringVar(&ao.Password, "password", "", "PDFs: the password of an encrypted file (asked on a terminal when missing; never stored)")
 	cmd.AddCommand(add)
 
 	var n int
@@ -193,7 +201,7 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 		Short: "Import digest Markdown files: the digest as a document, papers scored 8+ as summaries",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
-			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder(), Opts: ingest.OptionsFrom(e.Cfg.RAG)}
+			idx := &ingest.DigestIndexer{Store: e.Store, Embed: e.Embedder(), Opts: ingest.OptionsFrom(e.Cfg)}
 			for _, path := range args {
 				data, err := os.ReadFile(path)
 				if err != nil {
@@ -274,6 +282,7 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		return "", err
 	}
 	isPDF := remote || strings.EqualFold(filepath.Ext(path), ".pdf")
+	isImage := !remote && ingest.IsImage(path)
 	if model == nil && isPDF {
 		p, err := agent.ProviderFactory(e.Cfg, getenv)(e.Cfg.Chat.Provider)
 		if err != nil && !ao.FullText {
@@ -284,11 +293,12 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		}
 	}
 	mode := ingest.Summary
-	if ao.FullText {
+	if ao.FullText || isImage {
 		mode = ingest.FullText
 	}
 	figures := ao.Figures || e.Cfg.RAG.FigureCaptions
 	adder := e.Adder(model)
+	adder.Opts.Progress = pageProgress(io, filepath.Base(path))
 	adder.Remote = ingest.NewRemote(e.Cfg.Digest.ArxivURL, e.Cfg.Digest.BiorxivURL)
 	add := adder.Add
 	if remote {
@@ -296,8 +306,9 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 			return adder.AddRemote(ctx, ref, req)
 		}
 	}
-	res, err := add(ctx, ingest.AddRequest{Path: path, Private: ao.Private,
-		Paper: ingest.Paper{Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures},
+	password := ao.Password
+	req := ingest.AddRequest{Path: path, Private: ao.Private,
+		Paper: ingest.Paper{Title: ao.Title, Authors: ao.Authors, DOI: ao.DOI, Mode: mode, Figures: &figures, Password: password},
 		Duplicate: func(dups []kb.Duplicate) bool {
 			for _, d := range dups {
 				fmt.Fprintf(io.Err, "%s: already stored (same %s): %s\n", path, d.Reason, d.Doc.String())
@@ -309,7 +320,14 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 			answer, _ := in.ReadString('\n') // EOF or a read error is no answer: "no"
 			a := strings.ToLower(strings.TrimSpace(answer))
 			return a == "y" || a == "yes"
-		}})
+		}}
+	res, err := add(ctx, req)
+	if errs.Is(err, errs.Locked) && password == "" {
+		// An encrypted PDF: ask on the terminal, without echo, and try once.
+		if req.Paper.Password, err = askPassword(io, path, err); err == nil {
+			res, err = add(ctx, req)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -318,6 +336,43 @@ func addOne(ctx context.Context, io *iostreams.IO, in *bufio.Reader, e *engine.E
 		msg += "\n  warning: " + w
 	}
 	return msg, nil
+}
+
+// pageProgress shows how far a document's pages are, once OCR makes them
+// slow enough to watch (a text PDF reads in a blink and prints nothing).
+func pageProgress(io *iostreams.IO, name string) func(pdf.Progress) {
+	shown := false
+	return func(p pdf.Progress) {
+		if !p.OCR && !shown {
+			return
+		}
+		shown = true
+		how := "read"
+		if p.OCR {
+			how = "recognised"
+		}
+		fmt.Fprintf(io.Err, "\r%s: page %d/%d %-10s", name, p.Page, p.Pages, how)
+		if p.Page == p.Pages {
+			fmt.Fprintln(io.Err)
+		}
+	}
+}
+
+// askPassword reads an encrypted file's password from the terminal without
+// echoing it; where stdin is not a terminal, locked (the refusal, whose
+// hint names --password) is returned as it is.
+func askPassword(io *iostreams.IO, path string, locked error) (string, error) {
+	f, ok := io.In.(*os.File)
+	if !ok || !io.Terminal || !term.IsTerminal(int(f.Fd())) {
+		return "", locked
+	}
+	fmt.Fprintf(io.Err, "%s is encrypted. Password (not stored): ", filepath.Base(path))
+	pw, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(io.Err)
+	if err != nil || len(pw) == 0 {
+		return "", locked
+	}
+	return string(pw), nil
 }
 
 // printHit prints one ranked chunk: where it comes from, then a snippet.
@@ -337,6 +392,9 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit, marks analysis.Highlighter) 
 	badge := ""
 	if m.Visibility == kb.Private {
 		badge = " [private]"
+	}
+	if note := ingest.OCRNote(m.Extra); note != "" {
+		badge += " [" + note + "]"
 	}
 	fmt.Fprintf(io.Out, "%d. [%s] %s%s  score=%.3f\n", rank, m.DocType, where, badge, h.Score)
 	if m.Section != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
 var texts = map[string]string{
@@ -204,9 +205,9 @@ func TestAddPDFFullTextWithDuplicatePrompt(t *testing.T) {
 	if after, _ := run(t, cfg, "", "stats"); after != before {
 		t.Fatalf("replacing changed the counts:\n%s\nvs\n%s", before, after)
 	}
-	// A scanned PDF with nothing to index is refused with a hint.
-	scan, _ := filepath.Abs("../../../../backend/pdf/testdata/scanned.pdf")
-	if _, err := run(t, cfg, "", "add", "--full-text", scan); err == nil {
+	// A scanned PDF with nothing to index (a blank sheet: no text layer,
+	// nothing for OCR) is refused with a hint.
+	if _, err := run(t, cfg, "", "add", "--full-text", pdftest.BlankScan(t)); err == nil {
 		t.Fatal("scan without annotations was added")
 	}
 }

@@ -1,0 +1,267 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/draw"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/image/tiff"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
+	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
+)
+
+// screenshot renders lines of text the way a screen grab shows them: a
+// one-page PDF drawn by MuPDF at 150 dpi into a grey image.
+func screenshot(t *testing.T, lines ...string) *image.Gray {
+	t.Helper()
+	data, _, err := pdf.PagePNG(pdftest.Text(t, lines...), 1, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := image.NewGray(img.Bounds())
+	draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+	return g
+}
+
+// writeImage saves img in the format its name ends with (WebP through
+// libwebp's cwebp, the stock encoder: Go has no WebP encoder).
+func writeImage(t *testing.T, path string, img *image.Gray) {
+	t.Helper()
+	var buf bytes.Buffer
+	var err error
+	switch filepath.Ext(path) {
+	case ".png":
+		err = png.Encode(&buf, img)
+	case ".jpg":
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85})
+	case ".tiff":
+		err = tiff.Encode(&buf, img, nil)
+	case ".webp":
+		if _, lerr := exec.LookPath("cwebp"); lerr != nil {
+			if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+				t.Fatal("cwebp (Debian webp) is required here")
+			}
+			t.Skip("cwebp not installed")
+		}
+		src := path + ".png"
+		writeImage(t, src, img)
+		if out, err := exec.Command("cwebp", "-quiet", "-q", "90", src, "-o", path).CombinedOutput(); err != nil {
+			t.Fatalf("cwebp: %v %s", err, out)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ocrAdder(t *testing.T, eng *ocr.Engine) *Adder {
+	t.Helper()
+	idx := kbIndexer(t, "whiteboard roadmap quarterly sparse attention")
+	return &Adder{Store: idx.Store, Embed: idx.Embed, Opts: Options{ChunkSize: 1024, OCR: eng, NoOCR: errs.New(errs.NotFound, "test", "Tesseract is not installed"), ImagesDir: filepath.Join(t.TempDir(), "images")}}
+}
+
+// An image is found by the words on it, with the OCR mark on its chunks,
+// and opens in the viewer (a WebP through its PNG copy).
+func TestImagesAreAddedByTheirText(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	ctx := context.Background()
+	shot := screenshot(t, "Whiteboard: quarterly roadmap review", "Owner: Ada Example, due Friday")
+	for _, ext := range []string{".png", ".jpg", ".tiff", ".webp"} {
+		t.Run(ext, func(t *testing.T) {
+			a := ocrAdder(t, eng)
+			path := filepath.Join(t.TempDir(), "board"+ext)
+			writeImage(t, path, shot)
+			res, err := a.Add(ctx, AddRequest{Path: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Message, `image "board"`) || res.Chunks == 0 {
+				t.Fatalf("result %+v", res)
+			}
+			hits, err := a.Store.BM25(ctx, "quarterly roadmap", kb.Filter{}, 5)
+			if err != nil || len(hits) == 0 {
+				t.Fatalf("hits %v, err %v", hits, err)
+			}
+			m := hits[0].Chunk.Meta
+			if m.Extra[OCRField] != "tesseract" || m.Extra[OCRConfidenceField] == "" || !strings.HasPrefix(OCRNote(m.Extra), "recognised by OCR") {
+				t.Errorf("meta %+v", m)
+			}
+			if m.Source != "file://"+filepath.ToSlash(path) || m.StorageMode != FullText || m.Visibility != kb.Public {
+				t.Errorf("source %q mode %q visibility %q", m.Source, m.StorageMode, m.Visibility)
+			}
+			if !pdf.Viewable(m.FilePath) {
+				t.Fatalf("the viewer cannot open %s", m.FilePath)
+			}
+			found, err := pdf.Locate(m.FilePath, 1, hits[0].Chunk.Content, eng)
+			if err != nil || len(found.Boxes) == 0 {
+				t.Fatalf("the passage is not boxed on the image: %+v, %v", found, err)
+			}
+			if ext == ".webp" {
+				if fi, err := os.Stat(m.FilePath); err != nil || fi.Mode().Perm() != 0o600 || filepath.Dir(m.FilePath) != a.Opts.ImagesDir {
+					t.Errorf("png copy %s: %v %v", m.FilePath, fi, err)
+				}
+			}
+		})
+	}
+}
+
+func TestWithoutOCRImagesAreRefusedWithTheFix(t *testing.T) {
+	a := ocrAdder(t, nil)
+	path := filepath.Join(t.TempDir(), "board.png")
+	writeImage(t, path, screenshot(t, "Whiteboard: quarterly roadmap review"))
+	_, err := a.Add(context.Background(), AddRequest{Path: path})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(errs.HintOf(err), "apt install tesseract-ocr") {
+		t.Fatalf("err = %v (hint %q)", err, errs.HintOf(err))
+	}
+	if c, err := a.Store.Count(context.Background()); err != nil || c.Chunks != 0 {
+		t.Fatalf("%d chunks stored (%v)", c.Chunks, err)
+	}
+}
+
+// A scanned paper is stored with its recognised body, the OCR mark on the
+// body's chunks, and a highlight made on the scan reads the words under it.
+func TestScannedPaperIsSearchable(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	ctx := context.Background()
+	scan := scannedPaper(t)
+	a := ocrAdder(t, eng)
+	var pages []pdf.Progress
+	a.Opts.Progress = func(p pdf.Progress) { pages = append(pages, p) }
+	res, err := a.Add(ctx, AddRequest{Path: scan, Paper: Paper{Mode: FullText, Title: "Sparse Attention"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Message, "2 scanned page(s) read by OCR") || len(pages) != 2 {
+		t.Fatalf("%+v, progress %v", res, pages)
+	}
+	hits, err := a.Store.BM25(ctx, "validation sweep", kb.Filter{}, 5)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("hits %v %v", hits, err)
+	}
+	var highlight, body bool
+	for _, h := range hits {
+		m := h.Chunk.Meta
+		if m.Extra[OCRField] == "" {
+			t.Errorf("chunk %q lacks the OCR mark", h.Chunk.Content)
+		}
+		highlight = highlight || strings.EqualFold(m.AnnotationKind, "highlight") && strings.Contains(strings.ToLower(h.Chunk.Content), "validation sweep")
+		body = body || m.AnnotationKind == "" && strings.Contains(h.Chunk.Content, "per layer")
+	}
+	if !highlight || !body {
+		t.Fatalf("highlight %v body %v: %v", highlight, body, hits)
+	}
+	// Without Tesseract nothing on the scan can be read (the highlight has
+	// no text either): refused, saying what to install.
+	b := ocrAdder(t, nil)
+	_, err = b.Add(ctx, AddRequest{Path: scan, Paper: Paper{Mode: FullText, Title: "Sparse Attention"}})
+	if !errs.Is(err, errs.Conversion) || !strings.Contains(errs.HintOf(err), "tesseract-ocr") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// scannedPaper is the pdf fixture paper scanned at 300 dpi with a
+// highlight over "validation sweep" on page 2 (where make_fixtures.py drew it).
+func scannedPaper(t *testing.T) string {
+	t.Helper()
+	src := "../pdf/testdata/paper.pdf"
+	var pages []pdftest.ScanPage
+	for n := 1; n <= 2; n++ {
+		data, _, err := pdf.PagePNG(src, n, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := image.NewGray(img.Bounds())
+		draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+		p := pdftest.ScanPage{Image: g, Width: 595.2756, Height: 841.8898}
+		if n == 2 {
+			p.Marks = [][4]float64{{285.961, 734.14, 367.273, 746.79}}
+		}
+		pages = append(pages, p)
+	}
+	return pdftest.Scan(t, pages...)
+}
+
+func TestEncryptedPaperTakesItsPassword(t *testing.T) {
+	a := ocrAdder(t, nil)
+	ctx := context.Background()
+	path := "../pdf/testdata/encrypted.pdf"
+	if _, err := a.Add(ctx, AddRequest{Path: path, Paper: Paper{Mode: FullText, Title: "Sparse"}}); !errs.Is(err, errs.Locked) {
+		t.Fatalf("err = %v", err)
+	}
+	res, err := a.Add(ctx, AddRequest{Path: path, Paper: Paper{Mode: FullText, Title: "Sparse", Password: "s3cret-Pw"}})
+	if err != nil || res.Chunks == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// Used for the read, kept nowhere: not a byte of it in the store.
+	a.Store.Close()
+	err = filepath.WalkDir(a.Store.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if bytes.Contains(b, []byte("s3cret-Pw")) {
+			t.Errorf("the password is in %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A scan dropped in the inbox before Tesseract was installed is remembered
+// as waiting for OCR, and read on the first scan after it appears; a
+// readable file that failed for its own reasons stays skipped.
+func TestInboxRetriesScansOnceOCRIsThere(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	idx := kbIndexer(t, "sparse attention validation sweep")
+	dir := t.TempDir()
+	copyFile(t, scannedPaper(t), filepath.Join(dir, "scan.pdf"))
+	copyFile(t, pdftest.Truncated(t, "../pdf/testdata/paper.pdf", 1000), filepath.Join(dir, "truncated.pdf"))
+	record := filepath.Join(t.TempDir(), "state", "inbox-failures.json")
+	inbox := func(eng *ocr.Engine) *Inbox {
+		return &Inbox{Dir: dir, Store: idx.Store, Embed: idx.Embed, FailuresFile: record,
+			Opts:  Options{ChunkSize: 1024, OCR: eng},
+			Sleep: func(context.Context, time.Duration) error { return nil }}
+	}
+	ctx := context.Background()
+	if res, err := inbox(nil).Scan(ctx); err != nil || res.Failed != 2 {
+		t.Fatalf("without OCR: %s %v", res, err)
+	}
+	if res, err := inbox(nil).Scan(ctx); err != nil || res.Skipped != 2 {
+		t.Fatalf("unchanged, still without OCR: %s %v", res, err)
+	}
+	res, err := inbox(eng).Scan(ctx)
+	if err != nil || res.Added != 1 || res.Skipped != 1 {
+		t.Fatalf("with OCR: %s %q %v", res, res.Errors, err)
+	}
+	if hits, err := idx.Store.BM25(ctx, "validation sweep", kb.Filter{}, 3); err != nil || len(hits) == 0 {
+		t.Fatalf("the scan is not searchable: %v %v", hits, err)
+	}
+}
