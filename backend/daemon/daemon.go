@@ -96,6 +96,9 @@ func (s *Services) logf(format string, args ...any) {
 func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
 	o := ingest.OptionsFrom(s.Cfg)
 	o.Model = model
+	if o.OCR != nil {
+		o.OCR.Background = true // the tray's inbox and Zotero syncs yield to the window
+	}
 	return o
 }
 

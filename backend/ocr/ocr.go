@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/priority"
 )
 
 // InstallHint says how to get OCR, where it is missing.
@@ -49,6 +50,9 @@ type Engine struct {
 	Installed []string // traineddata found, without osd
 	Languages []string // what recognition uses, a subset of Installed
 	Limits    Limits
+	// Background runs recognition at background priority (the tray's inbox
+	// scans), so it yields the CPU to the window's searches.
+	Background bool
 }
 
 // Lookup finds tesseract on PATH and the languages it can read. want are
@@ -161,7 +165,13 @@ func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if e.Background {
+			_ = priority.LowerChild(cmd.Process.Pid) // best effort: at worst it runs at the caller's priority
+		}
+		err = cmd.Wait()
+	}
 	switch {
 	case ctx.Err() != nil:
 		return Result{}, errs.Wrap(errs.Cancelled, op, ctx.Err())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -103,7 +104,60 @@ const (
 // documentDeadline is the whole document's clock, with its own cause so a
 // document timeout is not mistaken for the caller's cancellation.
 func documentDeadline(ctx context.Context, lim Limits) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, lim.DocTimeout, fmt.Errorf("%w of %s", errDocTimeout, lim.DocTimeout))
+	c := startClock(ctx, lim.DocTimeout)
+	return c.ctx, c.stop
+}
+
+// docClock is a document deadline that can be paused: the time Tesseract
+// spends on a scan's pages is bounded page by page (ocr.Limits) and does
+// not count against the limit that stops a hostile file, or a 200-page
+// scan could never be read.
+type docClock struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	limit  time.Duration
+
+	mu       sync.Mutex
+	timer    *time.Timer
+	left     time.Duration // time remaining when paused
+	deadline time.Time
+}
+
+func startClock(ctx context.Context, limit time.Duration) *docClock {
+	c := &docClock{limit: limit, left: limit}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.resume()
+	return c
+}
+
+func (c *docClock) expire() {
+	c.cancel(fmt.Errorf("%w of %s", errDocTimeout, c.limit))
+}
+
+// pause stops the clock until resume.
+func (c *docClock) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil && c.timer.Stop() {
+		c.left = time.Until(c.deadline)
+	}
+	c.timer = nil
+}
+
+// resume runs the clock on with the time that was left.
+func (c *docClock) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		return
+	}
+	c.deadline = time.Now().Add(c.left)
+	c.timer = time.AfterFunc(max(c.left, 0), c.expire)
+}
+
+func (c *docClock) stop() {
+	c.pause()
+	c.cancel(context.Canceled)
 }
 
 // openCounted opens a document and counts its pages, refusing a file that

@@ -43,8 +43,9 @@ func Locate(path string, page int, passage string, eng *ocr.Engine) (Passage, er
 	if page < 1 || page > n {
 		return Passage{}, errs.New(errs.Invalid, op, "page %d is outside 1..%d", page, n)
 	}
-	docCtx, cancel := documentDeadline(ctx, lim)
-	defer cancel()
+	clock := startClock(ctx, lim.DocTimeout)
+	defer clock.stop()
+	docCtx := clock.ctx
 	var p Page
 	err = r.bounded(ctx, docCtx, lim, op, fmt.Sprintf("page %d of %s", page, path), func() *mupdfError {
 		var merr *mupdfError
@@ -55,7 +56,7 @@ func Locate(path string, page int, passage string, eng *ocr.Engine) (Passage, er
 		return Passage{}, err
 	}
 	if eng != nil && !p.Readable() {
-		if err := r.recognise(ctx, docCtx, lim, eng, page-1, &p, op); err != nil {
+		if err := r.recognise(ctx, clock, lim, eng, page-1, &p, op); err != nil {
 			return Passage{}, err
 		}
 	}

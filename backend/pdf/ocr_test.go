@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -204,5 +205,46 @@ func TestEncryptedFileAsksForItsPassword(t *testing.T) {
 	}
 	if md := markdown(t, d); !strings.Contains(md, "sparse attention keeps accuracy") {
 		t.Fatalf("decrypted text: %s", md)
+	}
+}
+
+// A text layer of unmappable glyphs (U+FFFD) is treated as no text layer:
+// left out of the index without OCR, recognised with it.
+func TestUnmappableTextIsRecognisedNotIndexed(t *testing.T) {
+	lines := []string{"Unmappable glyphs become searchable words", "after the page is recognised"}
+	path := pdftest.Unmappable(t, lines...)
+	d, err := Read(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Unread != 1 || d.HasText() {
+		t.Fatalf("without OCR: unread %d, has text %v", d.Unread, d.HasText())
+	}
+	if _, err := d.Markdown(); !errs.Is(err, errs.Conversion) {
+		t.Fatalf("garbage was converted: %v", err)
+	}
+	eng := ocrtest.Engine(t, "eng")
+	d, err = Read(context.Background(), path, Options{OCR: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := markdown(t, d)
+	if d.OCRPages() != 1 || strings.ContainsRune(md, Replacement) || recall(strings.Join(lines, " "), md) < 0.95 {
+		t.Fatalf("ocr %d: %q", d.OCRPages(), md)
+	}
+}
+
+// The document's time limit stops hostile files, not long scans: time in
+// Tesseract is bounded per page and does not count against it.
+func TestOCRTimeDoesNotCountAgainstTheDocumentLimit(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	scan := scanOf(t, "testdata/paper.pdf", 200, 0, 0, nil)
+	start := time.Now()
+	d, err := Read(context.Background(), scan, Options{OCR: eng, Limits: Limits{DocTimeout: 400 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); d.OCRPages() != 2 || took < 400*time.Millisecond {
+		t.Fatalf("ocr %d pages in %s: the test needs recognition slower than the limit", d.OCRPages(), took)
 	}
 }

@@ -134,8 +134,9 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 		return nil, errs.Wrap(errs.NotFound, op, err)
 	}
 	lim := opts.Limits.withDefaults()
-	docCtx, cancel := documentDeadline(ctx, lim)
-	defer cancel()
+	clock := startClock(ctx, lim.DocTimeout)
+	defer clock.stop()
+	docCtx := clock.ctx
 	r, n, err := openCounted(path, opts.Password, lim, op)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 			if opts.OCR != nil && ocrErr == nil {
 				// One failed page (a time limit, a huge image) is skipped; a
 				// broken engine is not retried on every page after it.
-				if err := r.recognise(ctx, docCtx, lim, opts.OCR, i, &p, op); err != nil {
+				if err := r.recognise(ctx, clock, lim, opts.OCR, i, &p, op); err != nil {
 					if errs.Is(err, errs.Cancelled) || errors.Is(context.Cause(docCtx), errDocTimeout) {
 						return nil, err
 					}

@@ -135,3 +135,32 @@ func TestLowerSessionLeavesThreadsAndNewSessionsAlone(t *testing.T) {
 		t.Fatalf("the new session's process runs lowered: %q (started at nice %d)", out, base)
 	}
 }
+
+// A child started for background work runs at BackgroundNice, and the
+// caller's own niceness is untouched.
+func TestLowerChild(t *testing.T) {
+	before, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if err := LowerChild(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name: state is the first, nice the 17th.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if nice, _ := strconv.Atoi(f[16]); nice != BackgroundNice {
+		t.Fatalf("child nice %s, want %d", f[16], BackgroundNice)
+	}
+	if after, _ := syscall.Getpriority(syscall.PRIO_PROCESS, 0); after != before {
+		t.Fatalf("the caller's priority moved: %d -> %d", before, after)
+	}
+}

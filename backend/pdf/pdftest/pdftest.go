@@ -218,3 +218,35 @@ func BlankScan(t testing.TB) string {
 	}
 	return Scan(t, ScanPage{Image: img, Width: 612, Height: 792})
 }
+
+// Unmappable is a one-page PDF whose text shows on the page but has no
+// Unicode meaning, as in PDFs whose embedded fonts lost their maps: a
+// CID font with Identity-H encoding and no ToUnicode, so MuPDF's text
+// layer is U+FFFD throughout while its substitute font draws lines, glyph
+// by glyph (the glyph ids are those of the standard Latin order, where
+// 'A' is glyph 36 and the space glyph 3).
+func Unmappable(t testing.TB, lines ...string) string {
+	t.Helper()
+	var c strings.Builder
+	c.WriteString("BT /F1 14 Tf 18 TL 72 720 Td\n")
+	for _, l := range lines {
+		c.WriteString("<")
+		for _, r := range l {
+			gid := 3
+			if r > ' ' && r < 127 {
+				gid = int(r) - 29
+			}
+			fmt.Fprintf(&c, "%04X", gid)
+		}
+		c.WriteString("> Tj T*\n")
+	}
+	c.WriteString("ET")
+	return Build(t,
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		Stream("", c.String()),
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Lost /Encoding /Identity-H /DescendantFonts [6 0 R] >>",
+		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Lost /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R /DW 600 >>",
+		"<< /Type /FontDescriptor /FontName /Lost /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>")
+}
