@@ -15,7 +15,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
-	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
@@ -173,7 +172,7 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 		m := h.Chunk.Meta
 		cit := kbtools.CitationOf(h.Chunk)
 		out = append(out, HitView{Citation: cit, DocType: m.DocType, Private: m.Visibility == kb.Private, Section: m.Section, Text: h.Chunk.Content,
-			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score, OCR: ingest.OCRNote(m.Extra)})
+			Excerpt: marks.Excerpt(h.Chunk.Content, hitExcerptWidth), Score: h.Score, OCR: kb.OCRNote(m.Extra)})
 	}
 	return SearchView{Hits: out, Mode: res.Mode.Kind(), Detail: res.Mode.String()}, nil
 }

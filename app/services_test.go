@@ -19,7 +19,9 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
+	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/ops"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
@@ -510,5 +512,42 @@ func TestAskBeforeSendingDefaultAndSessionSwitch(t *testing.T) {
 	}
 	if err := s.Chat.Review("nope", true, nil); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("an unknown review token: %v", err)
+	}
+}
+
+// A screenshot added in the Library is found by the words on it, the hit
+// says they were recognised, and the citation opens the image with the
+// passage boxed.
+func TestScreenshotIsFoundAndOpensBoxed(t *testing.T) {
+	ocrtest.Engine(t, "eng")
+	events := make(chan any, 64)
+	s, _ := services(t)
+	s.core.ops.Emit = func(o ops.Op) { events <- o }
+	png, _, err := pdf.PagePNG(pdftest.Text(t, "Whiteboard: quarterly roadmap review with the lab", "Owner: Ada Example, due Friday"), 1, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "whiteboard.png")
+	if err := os.WriteFile(shot, png, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Library.Add(shot, false, false, "") // an image is kept whole even when "full text" is off
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := waitOp(t, events, id); final.State != ops.Done || !strings.Contains(final.Result, `image "whiteboard"`) {
+		t.Fatalf("%+v", final)
+	}
+	res, err := s.Library.Search("quarterly roadmap review", 5)
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	h := res.Hits[0]
+	if !strings.HasPrefix(h.OCR, "recognised by OCR") || h.Citation.Title != "whiteboard" {
+		t.Fatalf("hit %+v", h)
+	}
+	v, err := s.Library.ViewSource(h.Citation, 0)
+	if err != nil || v.Image == "" || v.Pages != 1 || len(v.Marks) == 0 {
+		t.Fatalf("the image must open with the passage boxed: %v pages %d marks %+v", err, v.Pages, v.Marks)
 	}
 }

@@ -82,6 +82,7 @@ func parts(cfg *config.Config) ([]part, error) {
 		{"prompts", cfg.PromptsDir(), true},
 		{"memory", filepath.Dir(cfg.MemoryFile()), true},
 		{"ledger", cfg.LedgerDir(), true},
+		{"images", cfg.ImagesDir(), true}, // PNG copies the viewer shows for WebP documents
 	}
 	for i, a := range ps {
 		for _, b := range ps[i+1:] {
@@ -397,7 +398,7 @@ func validSetPath(p string) bool {
 		return false
 	}
 	top, _, _ := strings.Cut(p, "/")
-	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts", "memory", "ledger"}, top) && (top != "config.toml" || p == top)
+	return slices.Contains([]string{"config.toml", "rag", "sessions", "drafts", "prompts", "memory", "ledger", "images"}, top) && (top != "config.toml" || p == top)
 }
 
 // Summary is a one-line description of a set, for the CLI.

@@ -78,6 +78,7 @@ func populated(t *testing.T) *config.Config {
 		filepath.Join(cfg.Drafts.Dir, "d1", ".versions", "v1", "paper.tex"):   "old version\n",
 		filepath.Join(cfg.PromptsDir(), "system_prompt.md"):                   "You are my edited assistant.\n",
 		cfg.MemoryFile(): `{"facts":[{"id":"mem-000000000001","text":"Answer in British English"}]}`,
+		filepath.Join(cfg.ImagesDir(), "0123456789abcdef0123456789abcdef.png"): "\x89PNG the viewer's copy of a WebP\n",
 	}
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -121,7 +122,7 @@ type state struct {
 func capture(t *testing.T, cfg *config.Config) state {
 	t.Helper()
 	st := state{files: map[string]string{}, rows: map[string][]string{}}
-	for _, root := range []string{cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile())} {
+	for _, root := range []string{cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.ImagesDir()} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
@@ -207,7 +208,7 @@ func dumpRows(t *testing.T, db *sql.DB, q string) []string {
 
 func wipe(t *testing.T, cfg *config.Config) {
 	t.Helper()
-	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.LedgerDir(), cfg.File} {
+	for _, p := range []string{cfg.RAG.Dir, cfg.SessionsDir(), cfg.Drafts.Dir, cfg.PromptsDir(), filepath.Dir(cfg.MemoryFile()), cfg.LedgerDir(), cfg.ImagesDir(), cfg.File} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +217,7 @@ func wipe(t *testing.T, cfg *config.Config) {
 
 func sameState(t *testing.T, want, got state) {
 	t.Helper()
-	if len(want.rows["chunks"]) == 0 || len(want.files) < 6 || len(want.rows["ledger"]) == 0 {
+	if len(want.rows["chunks"]) == 0 || len(want.files) < 7 || len(want.rows["ledger"]) == 0 {
 		t.Fatalf("the fixture is not populated: %d rows, %d files", len(want.rows["chunks"]), len(want.files))
 	}
 	if !reflect.DeepEqual(want.files, got.files) {
@@ -262,7 +263,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 10 {
+	if m.Store == nil || m.Store.Chunks != 40 || len(m.Files) != 11 {
 		t.Fatalf("manifest: store %+v, %d files", m.Store, len(m.Files))
 	}
 	if st, _ := os.Stat(set); st.Mode().Perm() != 0o700 {
@@ -274,7 +275,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Restored) != 7 || len(res.Warnings) != 0 {
+	if len(res.Restored) != 8 || len(res.Warnings) != 0 {
 		t.Fatalf("restore result %+v", res)
 	}
 	sameState(t, before, capture(t, cfg))

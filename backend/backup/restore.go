@@ -51,6 +51,11 @@ func Restore(ctx context.Context, cfg *config.Config, dir string) (*Result, erro
 		// what was sent since: the record of it stays.
 		ps = slices.DeleteFunc(ps, func(p part) bool { return p.name == "ledger" })
 	}
+	if !holds(m, "images") {
+		// A set without image copies (made before there were any, or
+		// before they were backed up) leaves today's copies in place.
+		ps = slices.DeleteFunc(ps, func(p part) bool { return p.name == "images" })
+	}
 	lock, free, err := fsutil.TryExclusive(daemon.DataDirLockPath(cfg))
 	if err != nil {
 		return nil, err

@@ -123,6 +123,9 @@ type Vault struct {
 	Path        string   `toml:"path"`
 	PrivateDirs []string `toml:"private_dirs"`
 	Exclude     []string `toml:"exclude"` // vault-relative folders or path.Match globs, slash-separated
+	// IndexImages indexes the vault's images (PNG, JPEG, TIFF, WebP) by
+	// the text OCR reads off them, as notes of their folder's visibility.
+	IndexImages bool `toml:"index_images"`
 }
 
 // MCP configures Jarvis as an MCP server for other AI apps.
@@ -277,6 +280,9 @@ func (c *Config) SessionsDir() string { return filepath.Join(c.Home, "sessions")
 func (c *Config) StateDir() string    { return filepath.Join(c.Home, "state") }
 func (c *Config) MCPDir() string      { return filepath.Join(c.Home, "mcp") }
 func (c *Config) LedgerDir() string   { return filepath.Join(c.Home, "ledger") }
+
+// ImagesDir holds PNG copies of images MuPDF cannot show (WebP).
+func (c *Config) ImagesDir() string { return filepath.Join(c.Home, "images") }
 
 // MemoryFile holds the facts the user asked Jarvis to remember.
 func (c *Config) MemoryFile() string { return filepath.Join(c.Home, "memory", "memory.json") }

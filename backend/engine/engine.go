@@ -342,8 +342,16 @@ func (e *Engine) Backfill(ctx context.Context, o kb.BackfillOptions) (kb.Backfil
 // stored with pending vectors (found by keyword at once); Backfill embeds
 // them.
 func (e *Engine) Refresher() *vault.Refresher {
-	return &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Exclude: e.Cfg.Vault.Exclude,
+	r := &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Exclude: e.Cfg.Vault.Exclude,
 		Store: e.Store, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
+	if e.Cfg.Vault.IndexImages {
+		// Without OCR the images stay unindexed, as with the setting off;
+		// doctor says why.
+		if eng, err := e.OCR(); err == nil {
+			r.ReadImage = ingest.ImageText(eng, e.Cfg.ImagesDir())
+		}
+	}
+	return r
 }
 
 // OCR is the Tesseract engine [pdf] asks for, or nil with the reason:

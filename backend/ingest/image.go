@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"image/png"
@@ -13,15 +14,40 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
+	"github.com/jarvis-kb/jarvis/backend/pdf"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // IsImage reports whether path names an image Jarvis reads by OCR.
-func IsImage(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp":
-		return true
+func IsImage(path string) bool { return vault.IsImageName(filepath.Base(path)) }
+
+// ImageText reads an image's words with eng, for the vault's images
+// (vault.index_images): the recognised text as Markdown and Tesseract's
+// mean confidence. A WebP is read through its PNG copy in imagesDir.
+func ImageText(eng *ocr.Engine, imagesDir string) func(ctx context.Context, abs string) (string, float64, error) {
+	return func(ctx context.Context, abs string) (string, float64, error) {
+		view := abs
+		if strings.EqualFold(filepath.Ext(abs), ".webp") {
+			var err error
+			if view, err = PNGCopy(abs, imagesDir); err != nil {
+				return "", 0, err
+			}
+		}
+		doc, err := pdf.Read(ctx, view, pdf.Options{OCR: eng})
+		if err != nil {
+			return "", 0, err
+		}
+		md, err := doc.Markdown()
+		if err != nil {
+			return "", 0, err
+		}
+		conf := 0.0
+		if len(doc.Pages) > 0 {
+			conf = doc.Pages[0].OCRConfidence
+		}
+		return stripMarkers(md), conf, nil
 	}
-	return false
 }
 
 // PNGCopy decodes the WebP image at path into a PNG under dir, named by

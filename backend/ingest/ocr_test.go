@@ -22,6 +22,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // screenshot renders lines of text the way a screen grab shows them: a
@@ -105,7 +106,7 @@ func TestImagesAreAddedByTheirText(t *testing.T) {
 				t.Fatalf("hits %v, err %v", hits, err)
 			}
 			m := hits[0].Chunk.Meta
-			if m.Extra[OCRField] != "tesseract" || m.Extra[OCRConfidenceField] == "" || !strings.HasPrefix(OCRNote(m.Extra), "recognised by OCR") {
+			if m.Extra[kb.OCRField] != "tesseract" || m.Extra[kb.OCRConfidenceField] == "" || !strings.HasPrefix(kb.OCRNote(m.Extra), "recognised by OCR") {
 				t.Errorf("meta %+v", m)
 			}
 			if m.Source != "file://"+filepath.ToSlash(path) || m.StorageMode != FullText || m.Visibility != kb.Public {
@@ -163,7 +164,7 @@ func TestScannedPaperIsSearchable(t *testing.T) {
 	var highlight, body bool
 	for _, h := range hits {
 		m := h.Chunk.Meta
-		if m.Extra[OCRField] == "" {
+		if m.Extra[kb.OCRField] == "" {
 			t.Errorf("chunk %q lacks the OCR mark", h.Chunk.Content)
 		}
 		highlight = highlight || strings.EqualFold(m.AnnotationKind, "highlight") && strings.Contains(strings.ToLower(h.Chunk.Content), "validation sweep")
@@ -263,5 +264,51 @@ func TestInboxRetriesScansOnceOCRIsThere(t *testing.T) {
 	}
 	if hits, err := idx.Store.BM25(ctx, "validation sweep", kb.Filter{}, 3); err != nil || len(hits) == 0 {
 		t.Fatalf("the scan is not searchable: %v %v", hits, err)
+	}
+}
+
+// With vault.index_images the vault's images are notes by their text,
+// private in a private folder; a photo without words is kept by its name
+// and not read again; with the setting off, images stay out.
+func TestVaultImagesAreNotesByTheirText(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	ctx := context.Background()
+	idx := kbIndexer(t, "roadmap salary")
+	root := t.TempDir()
+	for _, d := range []string{"boards", "private"} {
+		os.MkdirAll(filepath.Join(root, d), 0o700)
+	}
+	writeImage(t, filepath.Join(root, "boards", "roadmap.png"), screenshot(t, "Quarterly roadmap review with the lab"))
+	writeImage(t, filepath.Join(root, "private", "offer.png"), screenshot(t, "Salary offer letter, confidential"))
+	blank := image.NewGray(image.Rect(0, 0, 300, 200))
+	for i := range blank.Pix {
+		blank.Pix[i] = 0xff
+	}
+	writeImage(t, filepath.Join(root, "boards", "sky.jpg"), blank)
+	os.WriteFile(filepath.Join(root, "boards", "note.md"), []byte("# Note\n\nA plain note.\n"), 0o600)
+
+	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: idx.Store, ChunkSize: 1024}
+	if res, err := r.Refresh(ctx); err != nil || res.Added != 1 {
+		t.Fatalf("setting off: %+v %v", res, err)
+	}
+	reads := 0
+	read := ImageText(eng, t.TempDir())
+	r.ReadImage = func(ctx context.Context, abs string) (string, float64, error) { reads++; return read(ctx, abs) }
+	if res, err := r.Refresh(ctx); err != nil || res.Added != 3 || reads != 3 {
+		t.Fatalf("setting on: %+v %v, %d reads", res, err, reads)
+	}
+	hits, err := idx.Store.BM25(ctx, "quarterly roadmap", kb.Filter{}, 3)
+	if err != nil || len(hits) == 0 || hits[0].Chunk.Meta.FilePath != "boards/roadmap.png" || hits[0].Chunk.Meta.Extra[kb.OCRField] == "" {
+		t.Fatalf("roadmap: %+v %v", hits, err)
+	}
+	hits, err = idx.Store.BM25(ctx, "salary offer", kb.Filter{}, 3)
+	if err != nil || len(hits) == 0 || hits[0].Chunk.Meta.Visibility != kb.Private {
+		t.Fatalf("private image: %+v %v", hits, err)
+	}
+	if hits, _ := idx.Store.BM25(ctx, "sky", kb.Filter{}, 3); len(hits) != 1 || hits[0].Chunk.Meta.Extra[kb.OCRField] != "" {
+		t.Fatalf("a photo is kept by its name, unmarked: %+v", hits)
+	}
+	if res, err := r.Refresh(ctx); err != nil || res.Added+res.Updated != 0 || reads != 3 {
+		t.Fatalf("unchanged images were read again: %+v %v, %d reads", res, err, reads)
 	}
 }

@@ -68,27 +68,8 @@ type Paper struct {
 	Password string
 }
 
-// Fields marking recognised text: which engine read the chunk's page and
-// its mean word confidence (0-100), so search hits can say the words are
-// Tesseract's reading, not the file's.
-const (
-	OCRField           = "x_ocr"
-	OCRConfidenceField = "x_ocr_confidence"
-)
-
 // UnreadField counts a document's pages left unread for want of OCR.
 const UnreadField = "x_unread_pages"
-
-// OCRNote is how a hit on recognised text is labelled.
-func OCRNote(extra map[string]string) string {
-	if extra[OCRField] == "" {
-		return ""
-	}
-	if c := extra[OCRConfidenceField]; c != "" {
-		return "recognised by OCR, " + c + "% confidence"
-	}
-	return "recognised by OCR"
-}
 
 // Options are the configured limits.
 type Options struct {
@@ -116,7 +97,7 @@ func OptionsFrom(cfg *config.Config) Options {
 	o := Options{ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap, FiguresDefault: r.FigureCaptions,
 		FigureMaxPerDoc: r.FigureMaxPerDoc, FigureMinPixels: r.FigureMinPixels}
 	o.OCR, o.NoOCR = OCRFor(cfg.PDF)
-	o.ImagesDir = filepath.Join(cfg.Home, "images")
+	o.ImagesDir = cfg.ImagesDir()
 	return o
 }
 
@@ -321,8 +302,8 @@ func markOCR(doc *pdf.Document, m kb.Metadata) kb.Metadata {
 	if extra == nil {
 		extra = map[string]string{}
 	}
-	extra[OCRField] = "tesseract"
-	extra[OCRConfidenceField] = strconv.Itoa(int(math.Round(doc.Pages[m.Page-1].OCRConfidence)))
+	extra[kb.OCRField] = "tesseract"
+	extra[kb.OCRConfidenceField] = strconv.Itoa(int(math.Round(doc.Pages[m.Page-1].OCRConfidence)))
 	m.Extra = extra
 	return m
 }

@@ -107,7 +107,7 @@ func Identity(m kb.Metadata) string {
 			add("score", fmt.Sprintf("%d/10", *m.Score))
 		}
 		// Recognised words may be misread: the model and the user are told.
-		add("text", ingest.OCRNote(m.Extra))
+		add("text", kb.OCRNote(m.Extra))
 	case m.Category != "" || m.Status != "" || m.Entity != "" || m.EventDate != "":
 		add("category", m.Category)
 		add("status", m.Status)

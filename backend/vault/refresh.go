@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type Refresher struct {
 	ChunkOverlap int
 	// Progress, when set, is told how many files have been looked at.
 	Progress func(done, total int)
+	// ReadImage, when set (vault.index_images with OCR present), reads the
+	// text of an image in the vault, with OCR's mean confidence; images are
+	// then indexed as notes, private in a private folder like any note.
+	ReadImage func(ctx context.Context, abs string) (text string, confidence float64, err error)
 }
 
 // Result counts what a refresh did.
@@ -133,7 +138,7 @@ func (r *Refresher) list() (files, outside []string, err error) {
 			}
 			return nil
 		}
-		if !IsNoteName(name) || Excluded(r.Exclude, rel) {
+		if !r.indexes(name) || Excluded(r.Exclude, rel) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -167,6 +172,20 @@ func outsideWarning(links []string) string {
 // Markdown, not hidden.
 func IsNoteName(name string) bool {
 	return !strings.HasPrefix(name, ".") && strings.EqualFold(filepath.Ext(name), ".md")
+}
+
+// IsImageName reports whether a file name is an image OCR can read.
+func IsImageName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp":
+		return !strings.HasPrefix(name, ".")
+	}
+	return false
+}
+
+// indexes reports whether the refresher indexes a file of this name.
+func (r *Refresher) indexes(name string) bool {
+	return IsNoteName(name) || r.ReadImage != nil && IsImageName(name)
 }
 
 // Excluded reports whether the vault-relative slash path rel falls under
@@ -233,7 +252,16 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
 		return err
 	}
-	chunks, warnings := BuildNote(Note{FilePath: rel, Source: kb.SourceVault, Text: string(data), Hash: hash, ModifiedAt: mtime, Visibility: vis}, r.ChunkSize, r.ChunkOverlap)
+	note := Note{FilePath: rel, Source: kb.SourceVault, Text: string(data), Hash: hash, ModifiedAt: mtime, Visibility: vis}
+	var chunks []kb.Chunk
+	var warnings []string
+	if IsImageName(path.Base(rel)) {
+		if chunks, err = r.imageNote(ctx, abs, note); err != nil {
+			return err
+		}
+	} else {
+		chunks, warnings = BuildNote(note, r.ChunkSize, r.ChunkOverlap)
+	}
 	for _, w := range warnings {
 		res.Warnings = append(res.Warnings, rel+": "+w)
 	}
@@ -246,6 +274,25 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		res.Added++
 	}
 	return nil
+}
+
+// imageNote is an image of the vault as a note: the text OCR reads off
+// it, marked as recognised. An image without words (a photo) is stored
+// by its name alone, so it is not read again on every refresh.
+func (r *Refresher) imageNote(ctx context.Context, abs string, n Note) ([]kb.Chunk, error) {
+	text, conf, err := r.ReadImage(ctx, abs)
+	if err != nil && !errs.Is(err, errs.Conversion) {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	n.Text = "Image: " + name + "\n\n" + text
+	chunks, _ := BuildNote(n, r.ChunkSize, r.ChunkOverlap)
+	for i := range chunks {
+		if strings.TrimSpace(text) != "" {
+			chunks[i].Meta.Extra = map[string]string{kb.OCRField: "tesseract", kb.OCRConfidenceField: strconv.Itoa(int(conf + 0.5))}
+		}
+	}
+	return chunks, nil
 }
 
 // Note is one Markdown note to be chunked, with the metadata that
@@ -322,7 +369,7 @@ func (r *Refresher) RefreshFiles(ctx context.Context, paths []string) (Result, e
 // syncPath brings one vault-relative path in line with the disk.
 func (r *Refresher) syncPath(ctx context.Context, rel string, states map[string]kb.NoteState, res *Result) error {
 	abs := filepath.Join(r.Root, filepath.FromSlash(rel))
-	keep := IsNoteName(path.Base(rel)) && !Excluded(r.Exclude, rel) && !HiddenPath(rel)
+	keep := r.indexes(path.Base(rel)) && !Excluded(r.Exclude, rel) && !HiddenPath(rel)
 	if keep {
 		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
 			keep = false

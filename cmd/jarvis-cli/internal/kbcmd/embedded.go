@@ -393,7 +393,7 @@ func printHit(io *iostreams.IO, rank int, h kb.Hit, marks analysis.Highlighter) 
 	if m.Visibility == kb.Private {
 		badge = " [private]"
 	}
-	if note := ingest.OCRNote(m.Extra); note != "" {
+	if note := kb.OCRNote(m.Extra); note != "" {
 		badge += " [" + note + "]"
 	}
 	fmt.Fprintf(io.Out, "%d. [%s] %s%s  score=%.3f\n", rank, m.DocType, where, badge, h.Score)
