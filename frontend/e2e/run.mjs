@@ -309,11 +309,15 @@ await test('the library adds PDFs (typed path and the native file dialog) as ope
   await expectText(page.getByTestId('doc'), /Sparse Attention for Long Documents/)
   await page.getByRole('button', { name: 'Sync vault now' }).click()
   await expectText(page.getByTestId('op'), /Vault sync: done/)
+  // A scan has no text layer: Tesseract reads it, and the hit says so.
   await fetch(base + 'bridge/dialog', { method: 'POST', body: JSON.stringify([resolve('../backend/pdf/testdata/scanned.pdf')]) })
   await page.getByRole('button', { name: 'Add files…' }).click()
-  const scanned = page.getByTestId('op').filter({ hasText: /scanned\.pdf: failed/ })
-  await expectText(scanned, /could not be read.*OCR/)
-  await expectText(scanned.locator('details'), /no text layer/) // the technical message, behind "Details"
+  await expectText(page.getByTestId('op').filter({ hasText: /scanned\.pdf/ }), /1 scanned page\(s\) read by OCR/)
+  await page.getByLabel('Search', { exact: true }).fill('scanned page')
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  const hit = page.getByTestId('hit').filter({ has: page.getByTestId('hit-ocr') }).first()
+  await expectText(hit, /text layer/i)
+  await shoot('library-ocr-hit')
 })
 
 await test('a paper\'s metadata can be edited', async () => {
@@ -731,6 +735,20 @@ await test('settings: "Sent to the cloud" lists the requests the chats made (loc
   check(await call('Settings', 'AskBeforeSending'), 'the ask-before-sending default was not written')
   await box.uncheck()
   await page.getByLabel('Local too').uncheck()
+})
+
+await test('an encrypted PDF asks for its password in a dialog, and is added with it', async () => {
+  // (After the chat tests: the decrypted copy is the same paper, cited alike.)
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
+  await page.getByLabel('File to add').fill(resolve('../backend/pdf/testdata/encrypted.pdf'))
+  await page.getByRole('button', { name: 'Add', exact: true }).click()
+  const dialog = page.getByTestId('password-form')
+  await expectText(dialog, /encrypted\.pdf is password-protected/)
+  await a11y('password dialog')
+  await dialog.getByLabel('Password').fill('s3cret-Pw')
+  await dialog.getByRole('button', { name: 'Open' }).click()
+  await expectText(page.getByTestId('op').filter({ hasText: /encrypted\.pdf: done/ }), /paper/)
+  check((await page.getByTestId('password-form').count()) === 0, 'the password dialog stayed open')
 })
 
 await test('the library view, in both colour schemes', async () => {
