@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"image"
-	"image/draw"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -33,13 +32,7 @@ func screenshot(t *testing.T, lines ...string) *image.Gray {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := image.NewGray(img.Bounds())
-	draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
-	return g
+	return pdftest.Gray(t, data)
 }
 
 // writeImage saves img in the format its name ends with (WebP through
@@ -193,12 +186,7 @@ func scannedPaper(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := image.NewGray(img.Bounds())
-		draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+		g := pdftest.Gray(t, data)
 		p := pdftest.ScanPage{Image: g, Width: 595.2756, Height: 841.8898}
 		if n == 2 {
 			p.Marks = [][4]float64{{285.961, 734.14, 367.273, 746.79}}

@@ -86,13 +86,15 @@ func (r *rawDoc) recognise(ctx context.Context, clock *docClock, lim Limits, eng
 	if err != nil {
 		return err
 	}
+	// Cleaning (linear in the capped pixel count) and recognition (bounded
+	// per page by eng's limits) do not count against the document's clock,
+	// which is there for MuPDF's work on hostile content.
+	clock.pause()
 	img, err := cleanScan(png)
 	if err != nil {
+		clock.resume()
 		return errs.Wrapf(errs.Internal, op, err, "%s: the rendering is not a PNG", what)
 	}
-	// Recognition is bounded per page by eng's limits; the document's clock
-	// waits meanwhile (and the despeckling before it is cheap by comparison).
-	clock.pause()
 	res, err := eng.Recognize(ctx, img.data, img.w, img.h, int(dpi))
 	clock.resume()
 	if err != nil {

@@ -1,11 +1,7 @@
 package pdf
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/draw"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,12 +96,7 @@ func scanPages(tb testing.TB, src string, n int, dpi, skew, noise float64, marks
 		if err != nil {
 			tb.Fatal(err)
 		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		g := image.NewGray(img.Bounds())
-		draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+		g := pdftest.Gray(tb, data)
 		if skew != 0 || noise != 0 {
 			g = pdftest.Degrade(g, skew, noise, int64(p.Number))
 		}

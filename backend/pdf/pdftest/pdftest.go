@@ -8,6 +8,8 @@ import (
 	"compress/zlib"
 	"fmt"
 	"image"
+	"image/draw"
+	"image/png"
 	"math"
 	"math/rand"
 	"os"
@@ -249,4 +251,16 @@ func Unmappable(t testing.TB, lines ...string) string {
 		"<< /Type /Font /Subtype /Type0 /BaseFont /Lost /Encoding /Identity-H /DescendantFonts [6 0 R] >>",
 		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Lost /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 7 0 R /DW 600 >>",
 		"<< /Type /FontDescriptor /FontName /Lost /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>")
+}
+
+// Gray decodes a rendered page (PNG) into the grey image a scanner makes.
+func Gray(t testing.TB, pngData []byte) *image.Gray {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(pngData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := image.NewGray(img.Bounds())
+	draw.Draw(g, g.Bounds(), img, img.Bounds().Min, draw.Src)
+	return g
 }
