@@ -243,10 +243,6 @@ func (n nullIntScanner) Scan(v any) error {
 
 func nullInt(dst *int) nullIntScanner { return nullIntScanner{dst} }
 
-// metadataColumns are the keys users may filter, list or delete by.
-var metadataColumns = []string{"doc_type", "visibility", "source", "title", "authors", "doi", "track", "storage_mode",
-	"file_path", "section", "category", "status", "entity", "event_date", "tags", "annotation_kind"}
-
 // KeyCounts reports how many chunks carry each metadata key (x_ keys
 // included), so a typo such as "stauts" shows up as its own key.
 func (s *Store) KeyCounts(ctx context.Context) (map[string]int, error) {

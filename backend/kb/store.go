@@ -431,26 +431,6 @@ func validateChunk(c Chunk, vm ModelInfo) error {
 	return nil
 }
 
-const insertSQL = `INSERT INTO chunks (doc_type, visibility, source, title, authors, doi, score, track, storage_mode,
-	file_path, content_hash, chunk_index, section, modified_at, meta_schema, date_added, category, status, entity,
-	event_date, tags, annotation_kind, page, note_text, extra, content, embed_text, lex, rev)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`
-
-func insertArgs(c Chunk) []any {
-	m := c.Meta
-	extra, _ := json.Marshal(m.Extra) // map[string]string always marshals
-	if m.Extra == nil {
-		extra = []byte("{}")
-	}
-	var score any
-	if m.Score != nil {
-		score = *m.Score
-	}
-	return []any{m.DocType, m.Visibility, m.Source, m.Title, m.Authors, m.DOI, score, m.Track, m.StorageMode,
-		m.FilePath, m.ContentHash, m.ChunkIndex, m.Section, m.ModifiedAt, m.MetaSchema, m.DateAdded, m.Category, m.Status,
-		m.Entity, m.EventDate, m.Tags, m.AnnotationKind, m.Page, m.NoteText, string(extra), c.Content, c.EmbedText}
-}
-
 // encodeVector stores float32s little-endian.
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
@@ -469,30 +449,6 @@ func decodeVectorInto(dst []float32, b []byte) bool {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return true
-}
-
-const selectCols = `id, doc_type, visibility, source, title, authors, doi, score, track, storage_mode, file_path, content_hash,
-	chunk_index, section, modified_at, meta_schema, date_added, category, status, entity, event_date, tags, annotation_kind,
-	page, note_text, extra, content, embed_text`
-
-// scanChunk scans selectCols, plus any extra trailing columns into extraCols.
-func scanChunk(sc interface{ Scan(...any) error }, extraCols ...any) (Chunk, error) {
-	var c Chunk
-	var score sql.NullInt64
-	var extra string
-	m := &c.Meta
-	dest := []any{&c.ID, &m.DocType, &m.Visibility, &m.Source, &m.Title, &m.Authors, &m.DOI, &score, &m.Track, &m.StorageMode,
-		&m.FilePath, &m.ContentHash, &m.ChunkIndex, &m.Section, &m.ModifiedAt, &m.MetaSchema, &m.DateAdded, &m.Category, &m.Status,
-		&m.Entity, &m.EventDate, &m.Tags, &m.AnnotationKind, &m.Page, &m.NoteText, &extra, &c.Content, &c.EmbedText}
-	if err := sc.Scan(append(dest, extraCols...)...); err != nil {
-		return c, err
-	}
-	if score.Valid {
-		n := int(score.Int64)
-		m.Score = &n
-	}
-	m.Extra = decodeExtra(extra)
-	return c, nil
 }
 
 // decodeExtra reads the x_ fields column; a bad row just loses its extras
