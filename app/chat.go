@@ -2,9 +2,6 @@ package app
 
 import (
 	"context"
-	"maps"
-	"slices"
-	"strings"
 	gosync "sync"
 	"time"
 
@@ -67,11 +64,7 @@ type SessionView struct {
 }
 
 // ModelCost is one model's share of a session's reported spend.
-type ModelCost struct {
-	Model    string  `json:"model"`
-	USD      float64 `json:"usd"`
-	Requests int     `json:"requests"`
-}
+type ModelCost = chat.ModelCost
 
 // DisplayView is one shown message. Offline marks a search-only answer
 // (no language model was reachable), which the window labels apart.
@@ -80,22 +73,12 @@ type DisplayView struct {
 	Offline bool `json:"offline,omitempty"`
 }
 
-// offlineHead is how a search-only answer begins (chat.OfflineAnswer).
-var offlineHead = "**" + chat.OfflineLabel + ".**"
-
 func (c *Chat) view(s *chat.Session) SessionView {
 	v := SessionView{ID: s.ID, Title: s.Title, Spec: s.ModelSpec(), Private: s.Private, KBOnly: s.KBOnly, Pinned: s.Pinned,
-		ServedModel: s.ServedModel, Cost: []ModelCost{}, Busy: c.core.agent().Runner.Busy(s.ID), Display: make([]DisplayView, 0, len(s.Display))}
-	for _, model := range slices.Sorted(maps.Keys(s.Cost)) {
-		u := s.Cost[model]
-		if u.Reported == 0 {
-			continue // requests made, but no cost was reported for them
-		}
-		v.Cost = append(v.Cost, ModelCost{Model: model, USD: u.USD, Requests: u.Requests})
-		v.CostUSD += u.USD
-	}
+		ServedModel: s.ServedModel, Busy: c.core.agent().Runner.Busy(s.ID), Display: make([]DisplayView, 0, len(s.Display))}
+	v.Cost, v.CostUSD = s.Costs()
 	for _, m := range s.Display {
-		v.Display = append(v.Display, DisplayView{DisplayItem: m, Offline: m.Role == "assistant" && strings.HasPrefix(m.Text, offlineHead)})
+		v.Display = append(v.Display, DisplayView{DisplayItem: m, Offline: m.Offline()})
 	}
 	if !v.Busy {
 		v.Pending = s.Pending

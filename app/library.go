@@ -2,24 +2,19 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
-	"os/exec"
-	"path/filepath"
-	"slices"
+	"runtime"
 	"strings"
-	gosync "sync"
 
 	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/chat"
-	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
+	"github.com/jarvis-kb/jarvis/backend/reveal"
 )
 
 // Library serves the library modal: documents, search, metadata edits and
@@ -27,8 +22,7 @@ import (
 type Library struct {
 	core *core
 
-	mu      gosync.Mutex
-	removal map[string]RemovalPreview // token -> the document awaiting the second click
+	pending kbtools.Pending // removals awaiting the second click
 	// Open and Reveal hand a file (or its folder) to the desktop; tests
 	// replace them.
 	Open, Reveal func(path string) error
@@ -103,17 +97,11 @@ func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 		return nil, err
 	}
 	sf.DocTypes = k.DocTypes()
-	docs, err := s.List(context.Background(), sf, 5000)
+	docs, err := s.ListWith(context.Background(), sf, kb.ListOptions{Limit: 5000, Title: rest})
 	if err != nil {
 		return nil, err
 	}
-	out := []kb.DocumentSummary{}
-	f := strings.ToLower(strings.TrimSpace(rest))
-	for _, d := range docs {
-		if f == "" || strings.Contains(strings.ToLower(d.Title+" "+d.Key), f) {
-			out = append(out, d)
-		}
-	}
+	out := append([]kb.DocumentSummary{}, docs...) // [] rather than null for the window
 	return out, nil
 }
 
@@ -210,33 +198,31 @@ func (l *Library) Stats() (kb.Counts, error) {
 	return s.Count(context.Background())
 }
 
-// document finds a document by the key Documents lists it under (its file
-// path when it has one, else its source).
-func (l *Library) document(key string) (*kb.Store, kb.DocumentSummary, error) {
-	s, err := l.store()
-	if err != nil {
-		return nil, kb.DocumentSummary{}, err
+// window is who the Library calls the knowledge-base tools as: the human
+// at this machine, who sees everything.
+var window = kbtools.Caller{Who: "window"}
+
+// tools are the knowledge-base operations over the open store.
+func (l *Library) tools() (*kbtools.KB, error) {
+	eng := l.core.agent().Engine
+	if eng == nil {
+		return nil, l.core.noStore("library")
 	}
-	for _, f := range []kb.Filter{{FilePath: key}, {Source: key}, kb.DocRef(key).Filter()} {
-		docs, err := s.List(context.Background(), f, 1)
-		if err != nil {
-			return nil, kb.DocumentSummary{}, err
-		}
-		if len(docs) > 0 {
-			return s, docs[0], nil
-		}
-	}
-	return nil, kb.DocumentSummary{}, errs.New(errs.NotFound, "library", "no document %q", key)
+	return eng.Tools(), nil
 }
 
 // SetMeta corrects a paper's title, authors or DOI; key is the document's
 // key as Documents lists it.
 func (l *Library) SetMeta(key, title, authors, doi string) (int, error) {
-	s, d, err := l.document(key)
+	k, err := l.tools()
 	if err != nil {
 		return 0, err
 	}
-	return s.SetPaperMeta(context.Background(), d.Source, title, authors, doi)
+	d, err := k.Find(context.Background(), window, "library.SetMeta", key)
+	if err != nil {
+		return 0, err
+	}
+	return k.UpdatePaperMeta(context.Background(), window, kbtools.PaperMeta{Source: d.Source, Title: title, Authors: authors, DOI: doi})
 }
 
 // RemovalPreview is the first click of a removal.
@@ -250,8 +236,6 @@ type RemovalPreview struct {
 	// (vault.exclude), so the next vault sync does not index it again;
 	// empty for documents that do not come from the vault.
 	Exclude string `json:"exclude,omitempty"`
-	source  string
-	file    string
 }
 
 // PickFiles opens the desktop's file dialog for PDFs and notes to add.
@@ -268,89 +252,45 @@ func (l *Library) PickFiles() ([]string, error) {
 
 // PrepareRemove is the first step: what would go, and a token for the second.
 func (l *Library) PrepareRemove(key string) (RemovalPreview, error) {
-	_, d, err := l.document(key)
+	k, err := l.tools()
 	if err != nil {
 		return RemovalPreview{}, err
 	}
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return RemovalPreview{}, errs.Wrap(errs.Internal, "library", err)
+	r, err := k.PrepareRemove(context.Background(), window, key)
+	if err != nil {
+		return RemovalPreview{}, err
 	}
-	p := RemovalPreview{Token: hex.EncodeToString(b), Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: kbtools.RemoveLine(kbtools.LocalPath(l.core.cfg.Vault.Path, d)),
-		source: d.Source, file: d.FilePath}
-	if d.Source == kb.SourceVault && d.FilePath != "" && !filepath.IsAbs(d.FilePath) {
-		p.Exclude = filepath.ToSlash(d.FilePath)
+	token, err := l.pending.Hold(r)
+	if err != nil {
+		return RemovalPreview{}, err
 	}
-	l.mu.Lock()
-	if l.removal == nil {
-		l.removal = map[string]RemovalPreview{}
-	}
-	l.removal[p.Token] = p
-	l.mu.Unlock()
-	return p, nil
+	d := r.Doc
+	return RemovalPreview{Token: token, Key: d.Key, Title: d.Title, Chunks: d.Chunks, Notice: kbtools.RemoveLine(kbtools.LocalPath(k.VaultRoot, d)),
+		Exclude: r.VaultPath()}, nil
 }
 
 // Remove is the second step; the token is single-use. With exclude, a
 // vault note is also added to vault.exclude in config.toml (every other
 // line of the file kept as it was), so the next sync does not bring it back.
 func (l *Library) Remove(token string, exclude bool) (int, error) {
-	l.mu.Lock()
-	p, ok := l.removal[token]
-	delete(l.removal, token)
-	l.mu.Unlock()
-	if !ok {
-		return 0, errs.New(errs.NotFound, "library", "this removal was already done or cancelled")
-	}
-	s, err := l.store()
+	r, err := l.pending.Take(token)
 	if err != nil {
 		return 0, err
 	}
-	if exclude && p.Exclude != "" {
-		if err := l.excludeFromVault(p.Exclude); err != nil {
+	k, err := l.tools()
+	if err != nil {
+		return 0, err
+	}
+	if rel := r.VaultPath(); exclude && rel != "" {
+		if err := l.core.cfg.ExcludeFromVault(rel); err != nil {
 			return 0, err
 		}
 	}
-	if p.file != "" {
-		return s.DeleteWhere(context.Background(), kb.Filter{FilePath: p.file})
-	}
-	return s.DeleteWhere(context.Background(), kb.Filter{Source: p.source})
-}
-
-// excludeFromVault appends rel to vault.exclude, on disk and in memory.
-func (l *Library) excludeFromVault(rel string) error {
-	cfg := l.core.cfg
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if slices.Contains(cfg.Vault.Exclude, rel) {
-		return nil
-	}
-	list := append(slices.Clone(cfg.Vault.Exclude), rel)
-	if err := config.SetIn(cfg.Home, "vault", "exclude", list); err != nil {
-		return err
-	}
-	cfg.Vault.Exclude = list
-	return nil
+	return k.Remove(context.Background(), r)
 }
 
 // Locate turns a citation into a file on disk (a vault note or a local PDF).
-func (l *Library) Locate(c chat.Citation) (string, error) {
-	switch {
-	case strings.HasPrefix(c.Source, "file://"):
-		return strings.TrimPrefix(c.Source, "file://"), nil
-	case c.FilePath != "" && filepath.IsAbs(c.FilePath):
-		return c.FilePath, nil
-	case c.FilePath != "" || !strings.Contains(c.Source, ":"):
-		rel := c.FilePath
-		if rel == "" {
-			rel = c.Source
-		}
-		if clean := filepath.Clean(filepath.FromSlash(rel)); filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-			return "", errs.New(errs.Invalid, "library", "%q is not a path inside the vault", rel)
-		}
-		return filepath.Join(l.core.cfg.Vault.Path, filepath.FromSlash(rel)), nil
-	}
-	return "", errs.New(errs.NotFound, "library", "%s is not a file on this machine", c.Source)
-}
+func (l *Library) Locate(c chat.Citation) (string, error) { return c.File(l.core.cfg.Vault.Path) }
 
 // OpenCitation opens the cited file in its default application.
 func (l *Library) OpenCitation(c chat.Citation) error {
@@ -365,7 +305,13 @@ func (l *Library) opener() func(string) error {
 	if l.Open != nil {
 		return l.Open
 	}
-	return func(path string) error { return exec.Command("xdg-open", path).Start() }
+	return func(path string) error {
+		argv, err := reveal.OpenCommand(runtime.GOOS, path)
+		if err != nil {
+			return err
+		}
+		return l.core.launch(argv)
+	}
 }
 
 // RevealCitation shows the cited file in the file manager.

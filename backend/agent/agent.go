@@ -15,7 +15,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
-	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
@@ -85,8 +84,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		eng := a.Engine
 		history = &chat.HistoryIndexer{Store: eng.Store, Embed: eng.Embedder(), Redact: redact}
 		a.Sessions.OnDelete = func(id string) error { return history.Forget(context.Background(), id) }
-		k := &chat.KB{KB: kbtools.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs,
-			NResults: cfg.RAG.NResults}, Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
+		k := &chat.KB{KB: *eng.Tools(), Refresh: eng.Refresher().Refresh, Confirm: a.Confirm}
 		maps.Copy(tools, chat.KBTools(k))
 		offline = k.OfflineAnswer // no model reachable: the best passages, cited
 		sandbox.ReadSource = k.ReadSource

@@ -13,6 +13,12 @@ import (
 // mistakes ranked passages for a written answer.
 const OfflineLabel = "Search results — no language model connected"
 
+// Offline reports whether a shown reply is a search-only answer (made by
+// OfflineAnswer, without a language model), which the window labels apart.
+func (d DisplayItem) Offline() bool {
+	return d.Role == "assistant" && strings.HasPrefix(d.Text, "**"+OfflineLabel+".**")
+}
+
 // offlinePassage is how much of each passage an offline answer quotes.
 const offlinePassage = 480
 

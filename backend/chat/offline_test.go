@@ -123,3 +123,30 @@ func TestOfflineOnlyWhenTheModelWasNeverReached(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayItemKnowsAnOfflineAnswer(t *testing.T) {
+	off := DisplayItem{Role: "assistant", Text: "**" + OfflineLabel + ".** The model could not be reached.\n\n1. …"}
+	if !off.Offline() {
+		t.Fatal("a search-only answer is not marked")
+	}
+	for _, d := range []DisplayItem{{Role: "assistant", Text: "From your notes: …"}, {Role: "user", Text: off.Text}} {
+		if d.Offline() {
+			t.Fatalf("%+v marked offline", d)
+		}
+	}
+}
+
+func TestSessionCostsPerModel(t *testing.T) {
+	s := &Session{Cost: map[string]llm.Usage{
+		"openrouter:b": {USD: 0.25, Requests: 2, Reported: 2},
+		"anthropic:a":  {USD: 0.5, Requests: 3, Reported: 3},
+		"ollama:c":     {Requests: 4}, // local: no cost reported, which is not $0
+	}}
+	costs, total := s.Costs()
+	if len(costs) != 2 || costs[0].Model != "anthropic:a" || costs[1].Requests != 2 || total != 0.75 {
+		t.Fatalf("%+v %v", costs, total)
+	}
+	if costs, total := (&Session{}).Costs(); costs == nil || len(costs) != 0 || total != 0 {
+		t.Fatalf("empty: %#v %v", costs, total)
+	}
+}

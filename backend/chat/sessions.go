@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -79,6 +81,29 @@ const withheldSep = "\n\n"
 
 // Citation points at retrieved evidence.
 type Citation = kbtools.Citation
+
+// ModelCost is one model's share of a session's reported spend.
+type ModelCost struct {
+	Model    string  `json:"model"`
+	USD      float64 `json:"usd"`
+	Requests int     `json:"requests"`
+}
+
+// Costs is the session's reported spend per model (sorted by model; models
+// whose provider reported no cost are left out) and its total.
+func (s *Session) Costs() ([]ModelCost, float64) {
+	out := []ModelCost{}
+	total := 0.0
+	for _, model := range slices.Sorted(maps.Keys(s.Cost)) {
+		u := s.Cost[model]
+		if u.Reported == 0 {
+			continue // requests made, but no cost was reported for them
+		}
+		out = append(out, ModelCost{Model: model, USD: u.USD, Requests: u.Requests})
+		total += u.USD
+	}
+	return out, total
+}
 
 // Session is one persisted conversation.
 type Session struct {

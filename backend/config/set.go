@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -157,4 +159,24 @@ func setKey(doc []byte, section, key, literal string) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "[%s]\n%s", section, line)
 	return b.Bytes(), nil
+}
+
+// excludeMu serialises read-modify-write of vault.exclude within a process.
+var excludeMu sync.Mutex
+
+// ExcludeFromVault adds rel (a vault-relative slash path) to vault.exclude,
+// in config.toml (every other line kept) and in c, so the next vault sync
+// does not index the note again. Listed already, it changes nothing.
+func (c *Config) ExcludeFromVault(rel string) error {
+	excludeMu.Lock()
+	defer excludeMu.Unlock()
+	if slices.Contains(c.Vault.Exclude, rel) {
+		return nil
+	}
+	list := append(slices.Clone(c.Vault.Exclude), rel)
+	if err := SetIn(c.Home, "vault", "exclude", list); err != nil {
+		return err
+	}
+	c.Vault.Exclude = list
+	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/models"
 	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -352,6 +353,12 @@ func (e *Engine) Refresher() *vault.Refresher {
 		}
 	}
 	return r
+}
+
+// Tools are the knowledge-base operations over this engine's store, with
+// the configured vault: what the chat, MCP, the window and the CLI call.
+func (e *Engine) Tools() *kbtools.KB {
+	return &kbtools.KB{Searcher: e.Searcher, Store: e.Store, VaultRoot: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, NResults: e.Cfg.RAG.NResults}
 }
 
 // OCR is the Tesseract engine [pdf] asks for, or nil with the reason:

@@ -51,3 +51,41 @@ func TestColumnTableMatchesTheSchema(t *testing.T) {
 		t.Fatalf("round trip:\n in %+v\nout %+v", in, out)
 	}
 }
+
+// A listing's title option keeps documents whose title or key holds the
+// text, folded as Go folds case, before the limit is applied.
+func TestListByTitle(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	var chunks []Chunk
+	for i, d := range []struct{ title, path string }{{"Über die Aufmerksamkeit", "papers/a.md"}, {"Sparse attention", "notes/ueber-sparse.md"}, {"Tomatoes", "garden/t.md"}} {
+		for j := 0; j <= i; j++ {
+			chunks = append(chunks, Chunk{Content: d.title, EmbedText: d.title, Meta: Metadata{DocType: DocNote, Visibility: Public, Source: SourceVault, FilePath: d.path, Title: d.title, ChunkIndex: j}})
+		}
+	}
+	if err := s.Ingest(ctx, nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	for title, want := range map[string][]string{
+		"über": {"papers/a.md"}, "ÜBER": {"papers/a.md"}, "ueber": {"notes/ueber-sparse.md"}, "attention": {"notes/ueber-sparse.md"},
+		" ": {"garden/t.md", "notes/ueber-sparse.md", "papers/a.md"}, "nothing": nil,
+	} {
+		docs, err := s.ListWith(ctx, Filter{}, ListOptions{Title: title, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range docs {
+			got = append(got, d.Key)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("title %q: %v, want %v", title, got, want)
+		}
+	}
+	// Applied before the limit: the one match is found even when one
+	// document is listed.
+	if docs, _ := s.ListWith(ctx, Filter{}, ListOptions{Title: "über", Limit: 1}); len(docs) != 1 || docs[0].Key != "papers/a.md" {
+		t.Fatalf("limit 1: %+v", docs)
+	}
+}

@@ -62,6 +62,10 @@ type ListOptions struct {
 	// ChangedSince keeps documents edited or added at or after this
 	// RFC 3339 time (compared to the second).
 	ChangedSince string
+	// Title keeps documents whose title or key contains it, case folded as
+	// Go folds it (so "über" finds "Über"). A listing option, not a
+	// filter: search pools have no titles in memory.
+	Title string
 }
 
 // changedExpr is when a grouped document last changed: its newest edit or
@@ -95,6 +99,10 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 		}
 		having = append(having, changedExpr+" >= ?")
 		args = append(args, t.UTC().Format("2006-01-02T15:04:05"))
+	}
+	if t := strings.TrimSpace(o.Title); t != "" {
+		having = append(having, "instr("+foldFunc+"(MAX(c.title) || ' ' || k), ?) > 0")
+		args = append(args, strings.ToLower(t))
 	}
 	order := "MAX(c.date_added) DESC, k"
 	switch o.Sort {

@@ -1,10 +1,13 @@
 package kbtools
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -25,6 +28,28 @@ type Citation struct {
 	// program that holds it: a Zotero item, or the PDF in Zotero's reader
 	// at the page and annotation. Empty for everything Jarvis opens itself.
 	Link string `json:"link,omitempty"`
+}
+
+// File is the file on this machine a citation names: a file:// source, an
+// absolute path, or a vault note under vaultRoot — that last only when it
+// resolves (links and ".." followed) inside the vault, so a citation can
+// never open a file elsewhere. Papers from a server and chats have none.
+func (c Citation) File(vaultRoot string) (string, error) {
+	const op = "kbtools.File"
+	switch {
+	case strings.HasPrefix(c.Source, "file://"):
+		return strings.TrimPrefix(c.Source, "file://"), nil
+	case c.FilePath != "" && filepath.IsAbs(c.FilePath):
+		return c.FilePath, nil
+	case c.FilePath != "" || !strings.Contains(c.Source, ":"):
+		rel := cmp.Or(c.FilePath, c.Source)
+		p := filepath.Join(vaultRoot, filepath.FromSlash(rel))
+		if _, inside := vault.Locate(vaultRoot, p); !inside || filepath.IsAbs(filepath.FromSlash(rel)) {
+			return "", errs.New(errs.Invalid, op, "%q is not a path inside the vault", rel)
+		}
+		return p, nil
+	}
+	return "", errs.New(errs.NotFound, op, "%s is not a file on this machine", c.Source)
 }
 
 // CiteName is how a chunk is cited: local files (vault notes share one

@@ -1,9 +1,12 @@
 package kbtools
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
@@ -54,5 +57,52 @@ func TestSplitFilters(t *testing.T) {
 	}
 	if _, _, err := SplitFilters("year:soon glaciers"); err == nil {
 		t.Fatal("a bad year was accepted")
+	}
+}
+
+// A citation opens a file on this machine only inside the vault (links
+// followed) or by its own absolute path; anything else is refused.
+func TestCitationFileStaysInTheVault(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "garden"), 0o700)
+	os.WriteFile(filepath.Join(root, "garden", "roses.md"), []byte("# Roses\n"), 0o600)
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("x"), 0o600)
+	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "garden", "link.md"))
+	for _, c := range []struct {
+		cite Citation
+		want string
+		code errs.Code
+	}{
+		{Citation{Source: kb.SourceVault, FilePath: "garden/roses.md"}, filepath.Join(root, "garden", "roses.md"), ""},
+		{Citation{Source: "file:///papers/a.pdf"}, "/papers/a.pdf", ""},
+		{Citation{Source: "https://arxiv.org/abs/1", FilePath: "/data/a.pdf"}, "/data/a.pdf", ""},
+		{Citation{Source: kb.SourceVault, FilePath: "../outside.md"}, "", errs.Invalid},
+		{Citation{Source: kb.SourceVault, FilePath: "garden/link.md"}, "", errs.Invalid},
+		{Citation{Source: "https://arxiv.org/abs/1"}, "", errs.NotFound},
+	} {
+		got, err := c.cite.File(root)
+		if c.code != "" {
+			if !errs.Is(err, c.code) {
+				t.Errorf("%+v: %q %v, want %s", c.cite, got, err, c.code)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%+v: %q %v, want %q", c.cite, got, err, c.want)
+		}
+	}
+}
+
+func TestPendingRemovalsAreSingleUse(t *testing.T) {
+	var p Pending
+	token, err := p.Hold(Removal{Ref: "garden/roses.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := p.Take(token); err != nil || r.Ref != "garden/roses.md" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := p.Take(token); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("second take: %v", err)
 	}
 }

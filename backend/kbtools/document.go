@@ -24,19 +24,50 @@ func (k *KB) FindDocument(ctx context.Context, c Caller, op, ref string) ([]kb.C
 	if ref == "" {
 		return nil, errs.New(errs.Invalid, op, "source is empty")
 	}
-	f := kb.DocRef(ref).Filter()
-	chunks, err := k.Store.Document(ctx, c.Scope(f))
-	if err == nil && len(chunks) == 0 {
-		chunks, err = k.Store.Document(ctx, c.Scope(kb.Filter{FilePath: ref})) // file:// notes cited by path
-	}
-	if err != nil {
-		return nil, err
+	var chunks []kb.Chunk
+	for _, f := range Lookup(ref) {
+		var err error
+		if chunks, err = k.Store.Document(ctx, c.Scope(f)); err != nil {
+			return nil, err
+		}
+		if len(chunks) > 0 {
+			break
+		}
 	}
 	if len(chunks) == 0 {
-		return nil, k.notFound(ctx, c, f, errs.WithHint(errs.New(errs.NotFound, op, "no document %q", ref), "use the source exactly as a search result cited it, or list_documents"))
+		return nil, k.notFound(ctx, c, kb.DocRef(ref).Filter(), errs.WithHint(errs.New(errs.NotFound, op, "no document %q", ref), "use the source exactly as a search result cited it, or list_documents"))
 	}
 	ReadingOrder(chunks)
 	return chunks, nil
+}
+
+// Lookup is the one order in which a document reference is tried, by
+// every surface: as a citation names it (a vault note by path, anything
+// else by source), then as a file path (a local PDF or a file:// note as
+// the Library keys it), then as a source exactly.
+func Lookup(ref string) []kb.Filter {
+	return []kb.Filter{kb.DocRef(ref).Filter(), {FilePath: ref}, {Source: ref}}
+}
+
+// Find is the listed document ref names, tried in Lookup's order, or the
+// one not-found answer (for a cloud caller a private document does not
+// exist).
+func (k *KB) Find(ctx context.Context, c Caller, op, ref string) (kb.DocumentSummary, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return kb.DocumentSummary{}, errs.New(errs.Invalid, op, "source is empty")
+	}
+	for _, f := range Lookup(ref) {
+		docs, err := k.Store.List(ctx, c.Scope(f), 1)
+		if err != nil {
+			return kb.DocumentSummary{}, err
+		}
+		if len(docs) > 0 {
+			c.saw(docs[0].Visibility)
+			return docs[0], nil
+		}
+	}
+	return kb.DocumentSummary{}, k.notFound(ctx, c, kb.DocRef(ref).Filter(), errs.WithHint(errs.New(errs.NotFound, op, "no document %q", ref), "use list_documents to find the exact source"))
 }
 
 // ReadingOrder puts a document's body first, in reading order, then the

@@ -2,9 +2,12 @@ package kbtools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -50,24 +53,19 @@ type Removal struct {
 	where kb.Filter
 }
 
-// PrepareRemove finds the document a removal names and words its preview.
-// Nothing is removed; the caller asks the human, then calls Remove.
+// PrepareRemove finds the document a removal names (in Lookup's order) and
+// words its preview. Nothing is removed; the caller asks the human, then
+// calls Remove.
 func (k *KB) PrepareRemove(ctx context.Context, c Caller, ref string) (Removal, error) {
 	const op = "remove_document"
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return Removal{}, errs.New(errs.Invalid, op, "source is empty")
 	}
-	f := kb.DocRef(ref).Filter()
-	docs, err := k.Store.List(ctx, c.Scope(f), 5)
+	d, err := k.Find(ctx, c, op, ref)
 	if err != nil {
 		return Removal{}, err
 	}
-	if len(docs) == 0 {
-		return Removal{}, k.notFound(ctx, c, f, errs.WithHint(errs.New(errs.NotFound, op, "no document %q", ref), "use list_documents to find the exact source"))
-	}
-	d := docs[0]
-	c.saw(d.Visibility)
 	title := d.Title
 	if title == "" {
 		title = d.Key
@@ -76,11 +74,13 @@ func (k *KB) PrepareRemove(ctx context.Context, c Caller, ref string) (Removal, 
 	if src == kb.SourceVault {
 		src = "vault note " + d.Key
 	}
-	where := kb.Filter{Source: ref}
-	if f.FilePath != "" {
-		where = kb.Filter{FilePath: f.FilePath}
+	// What goes is what the preview counted: the listing groups a document
+	// by its file when it has one, else by its source.
+	where := kb.Filter{Source: d.Source}
+	if d.FilePath != "" {
+		where = kb.Filter{FilePath: d.FilePath}
 	}
-	return Removal{Ref: ref, Doc: d, where: where,
+	return Removal{Ref: ref, Doc: d, where: c.Scope(where),
 		Preview: fmt.Sprintf("Remove %q from the knowledge base? Type: %s. Source: %s. %d chunks.\n%s",
 			title, d.DocType, src, d.Chunks, RemoveLine(LocalPath(k.VaultRoot, d)))}, nil
 }
@@ -92,4 +92,49 @@ func (k *KB) Remove(ctx context.Context, r Removal) (int, error) {
 		return 0, errs.New(errs.Invalid, "remove_document", "nothing was prepared for removal")
 	}
 	return k.Store.DeleteWhere(ctx, r.where)
+}
+
+// VaultPath is the vault-relative path of a removal's note ("" when the
+// document is not a vault note): what vault.exclude would list to keep the
+// next sync from indexing it again.
+func (r Removal) VaultPath() string {
+	if r.Doc.Source == kb.SourceVault && r.Doc.FilePath != "" && !filepath.IsAbs(r.Doc.FilePath) {
+		return filepath.ToSlash(r.Doc.FilePath)
+	}
+	return ""
+}
+
+// Pending holds removals shown to a human who answers later (the window's
+// second click), each under a single-use token.
+type Pending struct {
+	mu sync.Mutex
+	m  map[string]Removal
+}
+
+// Hold keeps r and returns its token.
+func (p *Pending) Hold(r Removal) (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", errs.Wrap(errs.Internal, "kbtools.Pending", err)
+	}
+	token := hex.EncodeToString(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]Removal{}
+	}
+	p.m[token] = r
+	return token, nil
+}
+
+// Take returns the removal held under token, once.
+func (p *Pending) Take(token string) (Removal, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.m[token]
+	delete(p.m, token)
+	if !ok {
+		return Removal{}, errs.New(errs.NotFound, "kbtools.Pending", "this removal was already done or cancelled")
+	}
+	return r, nil
 }

@@ -64,7 +64,7 @@ func New(a *agent.Agent, o Options) *Server {
 		drafts: &drafts.Agent{W: a.Drafts, Review: review}}
 	if a.Engine != nil {
 		eng := a.Engine
-		s.kb = &kbtools.KB{Searcher: eng.Searcher, Store: eng.Store, VaultRoot: a.Cfg.Vault.Path, PrivateDirs: a.Cfg.Vault.PrivateDirs, NResults: a.Cfg.RAG.NResults}
+		s.kb = eng.Tools()
 	}
 	return s
 }

@@ -34,6 +34,26 @@ func Command(goos, path string) ([]string, error) {
 	}
 }
 
+// OpenCommand is the argv that opens path in its default application on
+// goos: for the user's own files a citation names (a vault note, a PDF
+// they added), never for what a model wrote (Command shows those in the
+// file manager instead). The path must be absolute, so it can never be
+// read as an option.
+func OpenCommand(goos, path string) ([]string, error) {
+	if !filepath.IsAbs(path) {
+		return nil, errs.New(errs.Invalid, "reveal", "%q is not an absolute path", path)
+	}
+	path = filepath.Clean(path)
+	switch goos {
+	case "darwin":
+		return []string{"open", path}, nil
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler", path}, nil
+	default:
+		return []string{"xdg-open", path}, nil
+	}
+}
+
 // appSchemes are the links Jarvis hands to desktop applications: each
 // opens one program's own item, never a file by its extension.
 var appSchemes = []string{"obsidian", "zotero"}

@@ -82,3 +82,19 @@ func TestURLCommandOpensOnlyApplicationLinks(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenCommandOpensAbsolutePathsOnly(t *testing.T) {
+	for goos, want := range map[string][]string{
+		"linux":   {"xdg-open", "/home/u/vault/n.md"},
+		"darwin":  {"open", "/home/u/vault/n.md"},
+		"windows": {"rundll32", "url.dll,FileProtocolHandler", "/home/u/vault/n.md"},
+	} {
+		got, err := OpenCommand(goos, "/home/u/vault/../vault/n.md")
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %v %v", goos, got, err)
+		}
+	}
+	if _, err := OpenCommand("linux", "-n.md"); err == nil {
+		t.Fatal("a relative path (read as an option) was accepted")
+	}
+}
