@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	gosync "sync"
-	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
@@ -256,11 +255,7 @@ func (c *Chat) Review(token string, send bool, withhold []int) error {
 // SetAskBeforeSending switches, for this session, whether found passages
 // wait for the user before a cloud model gets them.
 func (c *Chat) SetAskBeforeSending(id string, on bool) (SessionView, error) {
-	s, err := c.mutate(id, func(s *chat.Session) error {
-		s.SetAsks(on)
-		return c.saveIfStarted(s)
-	})
-	return c.viewOr(s, err)
+	return c.set(id, func(s *chat.Session) error { s.SetAsks(on); return nil })
 }
 
 // NeedsCompaction says whether the next turn will compact first.
@@ -274,53 +269,29 @@ func (c *Chat) NeedsCompaction(id string) (bool, error) {
 
 // Rename sets a session's title.
 func (c *Chat) Rename(id, title string) (SessionView, error) {
-	s, err := c.mutate(id, func(s *chat.Session) error {
-		clean, err := chat.CleanTitle(title)
-		if err != nil {
-			return err
-		}
-		s.Title = clean
-		if err := c.saveIfStarted(s); err != nil {
-			return err
-		}
-		// Its indexed exchanges are found under the new name too.
-		if h := c.core.agent().Runner.History; h != nil && s.IndexedExchanges > 0 {
-			return h.Retitle(context.Background(), s.ID, clean)
-		}
-		return nil
-	})
-	return c.viewOr(s, err)
+	return c.change(id, func(s *chat.Session) error { return c.core.agent().Runner.Rename(s, title) })
 }
 
 // SetPinned pins or unpins a session.
 func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
-	s, err := c.mutate(id, func(s *chat.Session) error {
-		s.Pinned = pinned
-		return c.saveIfStarted(s)
-	})
-	return c.viewOr(s, err)
+	return c.set(id, func(s *chat.Session) error { s.Pinned = pinned; return nil })
 }
 
 // SetModel switches a session's model; a private session refuses cloud ones.
 func (c *Chat) SetModel(id, spec string) (SessionView, error) {
-	s, err := c.mutate(id, func(s *chat.Session) error {
+	return c.set(id, func(s *chat.Session) error {
 		sp, err := llm.ValidateSwitch(c.cfg(), spec, s.Private, c.getenv)
 		if err != nil {
 			return err
 		}
 		s.SwitchModel(sp)
-		return c.saveIfStarted(s)
+		return nil
 	})
-	return c.viewOr(s, err)
 }
 
 // SetKBOnly toggles "answer from the knowledge base only".
 func (c *Chat) SetKBOnly(id string, on bool) (SessionView, error) {
-	s, err := c.mutate(id, func(s *chat.Session) error {
-		s.KBOnly = on
-		return c.saveIfStarted(s)
-	})
-	return c.viewOr(s, err)
+	return c.set(id, func(s *chat.Session) error { s.KBOnly = on; return nil })
 }
 
 // Delete removes a session and its indexed exchanges.
@@ -345,40 +316,27 @@ func (c *Chat) Models(current string) []llm.CatalogueEntry {
 // A file that no longer loads is logged, and the configuration the window
 // started with is used meanwhile.
 func (c *Chat) cfg() *config.Config {
-	cur := c.core.agent().Cfg
-	fresh, err := config.LoadFrom(cur.Home)
+	now, err := c.core.agent().Cfg.Now()
 	if err != nil {
 		logs.L().Warn("config re-read failed; using the settings loaded at start", "err", err)
-		return cur
 	}
-	return fresh
+	return now
 }
 
-func (c *Chat) mutate(id string, fn func(*chat.Session) error) (*chat.Session, error) {
-	if c.core.agent().Runner.Busy(id) {
-		return nil, errs.New(errs.Conflict, "chat", "this session is answering; wait or stop it first")
-	}
+// set changes an open session's settings through the runner (refused while
+// it answers; saved once it has a turn) and returns the new view.
+func (c *Chat) set(id string, fn func(*chat.Session) error) (SessionView, error) {
+	return c.change(id, func(s *chat.Session) error { return c.core.agent().Runner.Change(s, fn) })
+}
+
+// change runs do on the open session and returns its view.
+func (c *Chat) change(id string, do func(*chat.Session) error) (SessionView, error) {
 	s, err := c.session(id)
 	if err != nil {
-		// A session that was never saved lives only in memory.
-		return nil, err
+		return SessionView{}, err // a session that was never saved lives only in memory
 	}
-	return s, fn(s)
-}
-
-func (c *Chat) viewOr(s *chat.Session, err error) (SessionView, error) {
-	if err != nil {
+	if err := do(s); err != nil {
 		return SessionView{}, err
 	}
 	return c.view(s), nil
-}
-
-// saveIfStarted persists sessions that have a turn; an empty one stays in
-// memory until its first message.
-func (c *Chat) saveIfStarted(s *chat.Session) error {
-	if len(s.Messages) == 0 {
-		s.Updated = time.Now().UTC()
-		return nil
-	}
-	return c.core.agent().Sessions.Save(s)
 }

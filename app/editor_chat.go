@@ -27,7 +27,7 @@ func (e *Editor) DraftSession(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
-	if _, err := e.chat.mutate(v.ID, func(s *chat.Session) error {
+	if _, err := e.chat.set(v.ID, func(s *chat.Session) error {
 		s.Title = truncateRunes("Draft: "+d.Title, chat.MaxTitle)
 		if d.Visibility == drafts.Private {
 			s.MarkPrivate()

@@ -29,11 +29,11 @@ type Settings struct {
 // Summary is the configuration at a glance (no secrets), read fresh from
 // config.toml and the environment, so a hand edit shows without a restart.
 func (s *Settings) Summary() []string {
-	fresh, err := config.LoadFrom(s.core.cfg.Home)
+	now, err := s.core.cfg.Now()
 	if err != nil {
-		return append([]string{"config.toml does not load (" + err.Error() + "); these are the settings loaded at start:"}, s.core.cfg.Summary()...)
+		return append([]string{"config.toml does not load (" + err.Error() + "); these are the settings loaded at start:"}, now.Summary()...)
 	}
-	return fresh.Summary()
+	return now.Summary()
 }
 
 // OCRView is whether scans and images can be read, in which languages,
@@ -50,11 +50,8 @@ type OCRView struct {
 // OCR reports the OCR capability as [pdf] asks for it, looked up now (so
 // installing Tesseract or a language shows without a restart).
 func (s *Settings) OCR() OCRView {
-	fresh, err := config.LoadFrom(s.core.cfg.Home)
-	if err != nil {
-		fresh = s.core.cfg
-	}
-	eng, err := ingest.OCRFor(fresh.PDF)
+	now, _ := s.core.cfg.Now() // a file that no longer loads: the settings loaded at start
+	eng, err := ingest.OCRFor(now.PDF)
 	if err != nil {
 		return OCRView{Problem: err.Error(), Hint: cmp.Or(errs.HintOf(err), ocr.InstallHint), Languages: []string{}, Installed: []string{}}
 	}
@@ -198,8 +195,8 @@ func (s *Settings) MCP() (mcpserver.Overview, error) {
 	cfg := s.core.cfg
 	allow := cfg.MCP.AllowPrivate
 	s.core.turns.Unlock()
-	if fresh, err := config.LoadFrom(cfg.Home); err == nil {
-		allow = fresh.MCP.AllowPrivate
+	if now, err := cfg.Now(); err == nil {
+		allow = now.MCP.AllowPrivate
 	}
 	return mcpserver.ReadOverview(cfg.Home, cfg.MCPDir(), fsutil.FindBinary("jarvis-cli"), allow, 20)
 }

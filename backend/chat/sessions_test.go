@@ -147,3 +147,27 @@ func TestRecordUsageKeysByServedModel(t *testing.T) {
 		t.Fatalf("nil usage adds nothing: %+v", s.Cost)
 	}
 }
+
+// Settings change through the runner: a session with a turn is saved, an
+// empty one stays in memory, a title is cleaned.
+func TestRunnerChangeSavesStartedSessions(t *testing.T) {
+	st, _ := store(t)
+	r := &Runner{Sessions: st}
+	empty := st.New(llm.Spec{Provider: "ollama", Model: "m"}, false)
+	if err := r.Change(empty, func(s *Session) error { s.Pinned = true; return nil }); err != nil || !empty.Pinned {
+		t.Fatalf("%v %v", err, empty.Pinned)
+	}
+	if _, err := st.Load(empty.ID); err == nil {
+		t.Fatal("an empty session was saved")
+	}
+	started := withTurn(st.New(llm.Spec{Provider: "ollama", Model: "m"}, false), "q")
+	if err := r.Rename(started, "  Garden plans  "); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Load(started.ID); err != nil || got.Title != "Garden plans" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if err := r.Rename(started, "   "); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("empty title: %v", err)
+	}
+}

@@ -318,3 +318,25 @@ func containsWarning(ws []string, sub string) bool {
 	}
 	return false
 }
+
+// Now reads a hand edit without a restart, and keeps the settings loaded
+// at start (with the reason) when the file stops loading.
+func TestNowReadsTheFileAsItIs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	for _, k := range []string{"OLLAMA_HOST", "OPENROUTER_MODEL", "VAULT_PATH", "PDF_WATCH_DIR"} {
+		t.Setenv(k, "")
+	}
+	start, err := LoadFrom(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(FilePath(home), []byte("[chat]\nresponse_style = \"terse\"\n"), 0o600)
+	if now, err := start.Now(); err != nil || now.Chat.ResponseStyle != "terse" || start.Chat.ResponseStyle == "terse" {
+		t.Fatalf("edit: %v %q", err, now.Chat.ResponseStyle)
+	}
+	os.WriteFile(FilePath(home), []byte("[chat\n"), 0o600)
+	if now, err := start.Now(); err == nil || now != start {
+		t.Fatalf("broken file: %v %p %p", err, now, start)
+	}
+}

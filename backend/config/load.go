@@ -19,6 +19,18 @@ import (
 // file if it exists, then environment overrides, then validation.
 func Load() (*Config, error) { return LoadFrom(HomeDir()) }
 
+// Now is the configuration as config.toml (and the environment) says at
+// this moment, so a hand edit reaches a long-running process without a
+// restart. When the file no longer loads, it is c — what the process
+// started with — and the reason.
+func (c *Config) Now() (*Config, error) {
+	fresh, err := LoadFrom(c.Home)
+	if err != nil {
+		return c, err
+	}
+	return fresh, nil
+}
+
 // LoadFrom is Load for an explicit Jarvis home directory.
 func LoadFrom(home string) (*Config, error) {
 	path := FilePath(home)
