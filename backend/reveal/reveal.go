@@ -20,10 +20,10 @@ import (
 // application claims its extension. The path must be absolute, so it can
 // never be read as an option.
 func Command(goos, path string) ([]string, error) {
-	if !filepath.IsAbs(path) {
-		return nil, errs.New(errs.Invalid, "reveal", "%q is not an absolute path", path)
+	path, err := absolute(path)
+	if err != nil {
+		return nil, err
 	}
-	path = filepath.Clean(path)
 	switch goos {
 	case "darwin":
 		return []string{"open", "-R", path}, nil
@@ -40,10 +40,10 @@ func Command(goos, path string) ([]string, error) {
 // file manager instead). The path must be absolute, so it can never be
 // read as an option.
 func OpenCommand(goos, path string) ([]string, error) {
-	if !filepath.IsAbs(path) {
-		return nil, errs.New(errs.Invalid, "reveal", "%q is not an absolute path", path)
+	path, err := absolute(path)
+	if err != nil {
+		return nil, err
 	}
-	path = filepath.Clean(path)
 	switch goos {
 	case "darwin":
 		return []string{"open", path}, nil
@@ -52,6 +52,15 @@ func OpenCommand(goos, path string) ([]string, error) {
 	default:
 		return []string{"xdg-open", path}, nil
 	}
+}
+
+// absolute cleans path, refusing a relative one: a command's argument
+// that could be read as an option.
+func absolute(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", errs.New(errs.Invalid, "reveal", "%q is not an absolute path", path)
+	}
+	return filepath.Clean(path), nil
 }
 
 // appSchemes are the links Jarvis hands to desktop applications: each

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,13 +17,16 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 // Options are the command's flags.
 type Options struct {
-	Output string
+	Output   string
+	Password string // an encrypted PDF's; used for the read, kept nowhere
 }
 
 // New builds the command; load is used only to reach the paper servers
@@ -39,11 +43,21 @@ func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			doc, err := pdf.Read(c.Context(), path, pdf.Options{})
+			// Scanned pages are read by OCR when Tesseract is here ([pdf]).
+			var eng *ocr.Engine
+			if cfg, err := load(); err == nil {
+				eng, _ = ingest.OCRFor(cfg.PDF) // without it, a scan says what to install
+			}
+			doc, err := pdf.Read(c.Context(), path, pdf.Options{OCR: eng, Password: opts.Password, Progress: func(p pdf.Progress) {
+				if p.OCR {
+					fmt.Fprintf(io.Err, "page %d/%d recognised\n", p.Page, p.Pages)
+				}
+			}})
 			if err != nil {
 				return err
 			}
 			var b strings.Builder
+			b.WriteString(ocrFrontmatter(doc))
 			md, bodyErr := doc.Markdown()
 			marks := doc.Marks()
 			if bodyErr != nil && len(marks) == 0 {
@@ -73,6 +87,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error)) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVar(&opts.Password, "password", "", "the password of an encrypted PDF (never stored)")
 	return cmd
 }
 
@@ -109,6 +124,25 @@ func fetch(ctx context.Context, io *iostreams.IO, load func() (*config.Config, e
 	}
 	fmt.Fprintf(io.Err, "fetched %q (%s)\n", rp.Title, rp.Source)
 	return path, cleanup, nil
+}
+
+// ocrFrontmatter marks a conversion whose text was partly or wholly
+// recognised by OCR: which pages, and Tesseract's mean confidence over
+// them. Empty when every page had its own text layer.
+func ocrFrontmatter(doc *pdf.Document) string {
+	var pages []string
+	sum := 0.0
+	for _, p := range doc.Pages {
+		if p.OCR {
+			pages = append(pages, strconv.Itoa(p.Number))
+			sum += p.OCRConfidence
+		}
+	}
+	if len(pages) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("---\n%s: tesseract\n%s: %.0f\nx_ocr_pages: [%s]\n---\n\n",
+		kb.OCRField, kb.OCRConfidenceField, sum/float64(len(pages)), strings.Join(pages, ", "))
 }
 
 // listItem is a Markdown list item; a multi-line mark (its context, the

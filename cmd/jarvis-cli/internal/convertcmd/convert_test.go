@@ -10,6 +10,8 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -39,8 +41,34 @@ func TestConvertPDF(t *testing.T) {
 	if b, _ := os.ReadFile(dst); !strings.Contains(string(b), "## 2 Method") {
 		t.Fatalf("file:\n%s", b)
 	}
+	// A scan of a blank sheet has nothing to convert, with OCR or without.
+	if _, _, err := run(pdftest.BlankScan(t)); !errs.Is(err, errs.Conversion) {
+		t.Fatalf("blank scan: %v", err)
+	}
+}
+
+// A scan is converted by OCR, its frontmatter saying which pages were
+// recognised; without OCR ([pdf] ocr = false) it is refused with the way
+// to turn it on; an encrypted PDF takes --password.
+func TestConvertScanAndEncrypted(t *testing.T) {
+	ocrtest.Engine(t, "eng")
+	home := t.TempDir()
+	t.Setenv("JARVIS_HOME", home)
+	out, stderr, err := run("../../../../backend/pdf/testdata/scanned.pdf")
+	if err != nil || !strings.HasPrefix(out, "---\nx_ocr: tesseract\nx_ocr_confidence: ") || !strings.Contains(out, "x_ocr_pages: [1]") ||
+		!strings.Contains(out, "text") || !strings.Contains(stderr, "page 1/1 recognised") {
+		t.Fatalf("%v\n%s\n%s", err, out, stderr)
+	}
+	os.WriteFile(config.FilePath(home), []byte("[pdf]\nocr = false\n"), 0o600)
 	if _, _, err := run("../../../../backend/pdf/testdata/scanned.pdf"); !errs.Is(err, errs.Conversion) {
-		t.Fatalf("scan: %v", err)
+		t.Fatalf("scan without OCR: %v", err)
+	}
+	if _, _, err := run("../../../../backend/pdf/testdata/encrypted.pdf"); !errs.Is(err, errs.Locked) {
+		t.Fatalf("encrypted: %v", err)
+	}
+	out, _, err = run("../../../../backend/pdf/testdata/encrypted.pdf", "--password", "s3cret-Pw")
+	if err != nil || !strings.Contains(out, "# Sparse Attention for Long Documents") || strings.HasPrefix(out, "---") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
 
