@@ -274,7 +274,7 @@ func (c *Chat) Rename(id, title string) (SessionView, error) {
 
 // SetPinned pins or unpins a session.
 func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
-	return c.set(id, func(s *chat.Session) error { s.Pinned = pinned; return nil })
+	return c.change(id, func(s *chat.Session) error { return c.core.agent().Runner.SetPinned(s, pinned) })
 }
 
 // SetModel switches a session's model; a private session refuses cloud ones.

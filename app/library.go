@@ -78,7 +78,7 @@ func (l *Library) Documents(kind, filter string) ([]DocumentRow, error) {
 }
 
 func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
-	s, err := l.store()
+	t, err := l.tools()
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 		return nil, err
 	}
 	sf.DocTypes = k.DocTypes()
-	docs, err := s.ListWith(context.Background(), sf, kb.ListOptions{Limit: 5000, Title: rest})
+	docs, err := t.Query(context.Background(), window, sf, kb.ListOptions{Limit: 5000, Title: rest})
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +135,9 @@ type SearchView struct {
 // results stay on this machine). Filter words (tag:, collection:, year:,
 // type: …, see kbtools.SplitFilters) narrow it.
 func (l *Library) Search(query string, n int) (SearchView, error) {
-	eng := l.core.agent().Engine
-	if eng == nil {
-		return SearchView{}, l.core.noStore("library.Search")
+	t, err := l.tools()
+	if err != nil {
+		return SearchView{}, err
 	}
 	args, query, err := kbtools.SplitFilters(query)
 	if err != nil {
@@ -150,7 +150,7 @@ func (l *Library) Search(query string, n int) (SearchView, error) {
 	if strings.TrimSpace(query) == "" {
 		return SearchView{}, errs.WithHint(errs.New(errs.Invalid, "library.Search", "nothing to search for besides the filters"), "add words to search for, e.g. collection:Thesis attention")
 	}
-	res, err := eng.Searcher.Search(context.Background(), query, n, f)
+	res, err := t.Search(context.Background(), window, kbtools.SearchArgs{Query: query, N: n, Filter: f})
 	if err != nil {
 		return SearchView{}, err
 	}
@@ -191,16 +191,16 @@ func (c *core) searchStatus(ctx context.Context) (SearchStatus, error) {
 
 // Stats are the counts.
 func (l *Library) Stats() (kb.Counts, error) {
-	s, err := l.store()
+	t, err := l.tools()
 	if err != nil {
 		return kb.Counts{}, err
 	}
-	return s.Count(context.Background())
+	return t.Stats(context.Background(), window)
 }
 
 // window is who the Library calls the knowledge-base tools as: the human
-// at this machine, who sees everything.
-var window = kbtools.Caller{Who: "window"}
+// at this machine, who sees everything and gets listings as long as asked.
+var window = kbtools.Caller{Who: "window", Person: true}
 
 // tools are the knowledge-base operations over the open store.
 func (l *Library) tools() (*kbtools.KB, error) {

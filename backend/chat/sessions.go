@@ -370,32 +370,9 @@ func CleanTitle(title string) (string, error) {
 	return title, nil
 }
 
-// Rename sets a clean title on a stored session.
-func (st *Sessions) Rename(id, title string) (*Session, error) {
-	title, err := CleanTitle(title)
-	if err != nil {
-		return nil, err
-	}
-	return st.update(id, func(s *Session) { s.Title = title })
-}
-
 // SwitchModel moves the session to another model from its next turn. A
 // routed pick belonged to the model replaced, so the served model is
 // cleared with it.
 func (s *Session) SwitchModel(spec llm.Spec) {
 	s.Provider, s.Model, s.ServedModel = spec.Provider, spec.Model, ""
-}
-
-// SetPinned pins or unpins a session (pinned sessions are never pruned).
-func (st *Sessions) SetPinned(id string, pinned bool) (*Session, error) {
-	return st.update(id, func(s *Session) { s.Pinned = pinned })
-}
-
-func (st *Sessions) update(id string, fn func(*Session)) (*Session, error) {
-	s, err := st.Load(id)
-	if err != nil {
-		return nil, err
-	}
-	fn(s)
-	return s, st.Save(s)
 }

@@ -103,17 +103,21 @@ func TestPruneKeepsPinnedAndNewest(t *testing.T) {
 
 func TestRenamePinDeleteAndPrivacy(t *testing.T) {
 	st, _ := store(t)
+	r := &Runner{Sessions: st}
 	s := withTurn(st.New(llm.Spec{Provider: "ollama", Model: "m"}, false), "q")
 	st.Save(s)
-	if _, err := st.Rename(s.ID, "   "); !errs.Is(err, errs.Invalid) {
+	if err := r.Rename(s, "   "); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("empty title: %v", err)
 	}
-	got, err := st.Rename(s.ID, "  "+strings.Repeat("é", 200)+"  ")
-	if err != nil || len([]rune(got.Title)) != MaxTitle {
-		t.Fatalf("title cap: %v %d", err, len([]rune(got.Title)))
+	if err := r.Rename(s, "  "+strings.Repeat("é", 200)+"  "); err != nil {
+		t.Fatal(err)
 	}
-	if got, _ := st.SetPinned(s.ID, true); !got.Pinned {
-		t.Fatal("pin")
+	if err := r.SetPinned(s, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load(s.ID)
+	if err != nil || len([]rune(got.Title)) != MaxTitle || !got.Pinned {
+		t.Fatalf("title cap and pin: %v %d %v", err, len([]rune(got.Title)), got.Pinned)
 	}
 	s.MarkPrivate()
 	if err := s.CheckResume("anthropic:claude"); !errs.Is(err, errs.Privacy) {

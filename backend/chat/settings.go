@@ -45,6 +45,11 @@ func (r *Runner) Rename(s *Session, title string) error {
 	}, r.retitleHistory)
 }
 
+// SetPinned pins or unpins the session (pinned sessions are never pruned).
+func (r *Runner) SetPinned(s *Session, pinned bool) error {
+	return r.Change(s, func(s *Session) error { s.Pinned = pinned; return nil })
+}
+
 // retitleHistory renames the session's indexed exchanges after a rename.
 func (r *Runner) retitleHistory(s *Session) error {
 	if r.History == nil || s.IndexedExchanges == 0 {

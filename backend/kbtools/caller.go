@@ -27,6 +27,10 @@ type Caller struct {
 	Cloud   bool   // a model we do not run (cloud chat, an MCP client)
 	Private bool   // it has already received private material
 	Who     string // for messages and logs: "chat", "mcp", "cli", "window"
+	// Person says a human asks (the CLI, the window): listings and
+	// searches are as long as asked, where a model's are capped to fit
+	// its context.
+	Person bool
 	// Ledger is told what the caller was handed (nil: nobody keeps count).
 	Ledger Ledger
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
-// MaxListed caps one listing.
+// MaxListed caps one listing by a model, and is the length of a listing
+// that asks for none.
 const MaxListed = 200
 
 // ListDocuments lists the documents inside the filter the caller may see.
@@ -17,7 +18,7 @@ func (k *KB) ListDocuments(ctx context.Context, c Caller, f kb.Filter, limit int
 // Query lists the documents inside the filter the caller may see, sorted
 // and bounded by date (records by their date, anything by when it changed).
 func (k *KB) Query(ctx context.Context, c Caller, f kb.Filter, o kb.ListOptions) ([]kb.DocumentSummary, error) {
-	if o.Limit <= 0 || o.Limit > MaxListed {
+	if o.Limit <= 0 || (o.Limit > MaxListed && !c.Person) {
 		o.Limit = MaxListed
 	}
 	docs, err := k.Store.ListWith(ctx, c.Scope(f), o)

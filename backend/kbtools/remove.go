@@ -47,7 +47,8 @@ func LocalPath(vaultRoot string, d kb.DocumentSummary) string {
 // and the preview to show.
 type Removal struct {
 	Ref     string
-	Doc     kb.DocumentSummary
+	Doc     kb.DocumentSummary   // the document (the first, for a filter)
+	Docs    []kb.DocumentSummary // every document a filter removal takes
 	Preview string
 	// where is what Remove deletes: the note's path, or the source.
 	where kb.Filter
@@ -83,6 +84,34 @@ func (k *KB) PrepareRemove(ctx context.Context, c Caller, ref string) (Removal, 
 	return Removal{Ref: ref, Doc: d, where: c.Scope(where),
 		Preview: fmt.Sprintf("Remove %q from the knowledge base? Type: %s. Source: %s. %d chunks.\n%s",
 			title, d.DocType, src, d.Chunks, RemoveLine(LocalPath(k.VaultRoot, d)))}, nil
+}
+
+// MaxRemovedAtOnce caps the documents one filter removal may take: more
+// than this is likelier a filter typed too broadly than a wish.
+const MaxRemovedAtOnce = 50
+
+// PrepareRemoveWhere lists every document inside a filter (at most
+// MaxRemovedAtOnce) and words the preview for removing them all; as with
+// PrepareRemove, nothing is removed until Remove.
+func (k *KB) PrepareRemoveWhere(ctx context.Context, c Caller, f kb.Filter, what string) (Removal, error) {
+	const op = "kb remove"
+	docs, err := k.Store.List(ctx, c.Scope(f), MaxRemovedAtOnce+1)
+	if err != nil {
+		return Removal{}, err
+	}
+	switch {
+	case len(docs) == 0:
+		return Removal{}, errs.New(errs.NotFound, op, "nothing matches %s", what)
+	case len(docs) > MaxRemovedAtOnce:
+		return Removal{}, errs.WithHint(errs.New(errs.Invalid, op, "more than %d documents match %s", MaxRemovedAtOnce, what),
+			"narrow it to one source or file path")
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		c.saw(d.Visibility)
+		fmt.Fprintf(&b, "%s\n  %s\n", d.String(), RemoveLine(LocalPath(k.VaultRoot, d)))
+	}
+	return Removal{Ref: what, Doc: docs[0], Docs: docs, where: c.Scope(f), Preview: b.String()}, nil
 }
 
 // Remove deletes a prepared removal's entries (the human said yes); files

@@ -6,13 +6,13 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
-// MaxResults caps one search.
+// MaxResults caps one search by a model; a person gets as many as asked.
 const MaxResults = 50
 
 // SearchArgs is one search.
 type SearchArgs struct {
 	Query  string
-	N      int       // results; out of 1..MaxResults means the configured default
+	N      int       // results; 0 (or, for a model, more than MaxResults) means the configured default
 	Filter kb.Filter // where to look
 	// ExcludeSource drops one document from the results (a conversation
 	// searching the history it is part of).
@@ -22,7 +22,8 @@ type SearchArgs struct {
 // Found is a search's answer.
 type Found struct {
 	Chunks []kb.Chunk
-	Mode   kb.Mode // how it ran (keyword, hybrid, reranked)
+	Hits   []kb.Hit // Chunks with their scores, in the same order
+	Mode   kb.Mode  // how it ran (keyword, hybrid, reranked)
 }
 
 // Search ranks the chunks inside the filter the caller may see, and hands
@@ -31,22 +32,24 @@ type Found struct {
 // matches a full search would have returned are counted in the ledger.
 func (k *KB) Search(ctx context.Context, c Caller, a SearchArgs) (Found, error) {
 	n := a.N
-	if n <= 0 || n > MaxResults {
+	if n <= 0 || (n > MaxResults && !c.Person) {
 		n = max(k.NResults, 1)
 	}
 	ask := n
 	if a.ExcludeSource != "" {
 		ask = n + 5
 	}
+	// The unscoped search only counts what was kept back, for a ledger.
+	counting := c.Cloud && c.Ledger != nil
 	filters := []kb.Filter{c.Scope(a.Filter)}
-	if c.Cloud {
+	if counting {
 		filters = append(filters, a.Filter)
 	}
 	results, err := k.Searcher.SearchEach(ctx, a.Query, ask, filters...)
 	if err != nil {
 		return Found{}, err
 	}
-	if c.Cloud {
+	if counting {
 		withheld := 0
 		for _, h := range results[1].Hits {
 			if h.Chunk.Meta.Visibility == kb.Private {
@@ -55,13 +58,14 @@ func (k *KB) Search(ctx context.Context, c Caller, a SearchArgs) (Found, error) 
 		}
 		c.withheld(withheld)
 	}
-	var chunks []kb.Chunk
+	var found Found
 	for _, h := range results[0].Hits {
-		if h.Chunk.Meta.Source != a.ExcludeSource || a.ExcludeSource == "" {
-			chunks = append(chunks, h.Chunk)
+		if len(found.Hits) < n && (h.Chunk.Meta.Source != a.ExcludeSource || a.ExcludeSource == "") {
+			found.Hits = append(found.Hits, h)
+			found.Chunks = append(found.Chunks, h.Chunk)
 		}
 	}
-	chunks = chunks[:min(len(chunks), n)]
-	c.hand(chunks)
-	return Found{Chunks: chunks, Mode: results[0].Mode}, nil
+	found.Mode = results[0].Mode
+	c.hand(found.Chunks)
+	return found, nil
 }

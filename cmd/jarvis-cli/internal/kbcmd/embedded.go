@@ -125,14 +125,8 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			if docType != "" {
 				f.DocTypes = strings.Split(docType, ",")
 			}
-			if !privateOK {
-				f.Visibility = []string{kb.Public}
-			}
-			if n <= 0 {
-				n = e.Cfg.RAG.NResults
-			}
 			start := time.Now()
-			res, err := e.Searcher.Search(ctx, strings.Join(args, " "), n, f)
+			res, err := e.Tools().Search(ctx, person(privateOK), kbtools.SearchArgs{Query: strings.Join(args, " "), N: n, Filter: f})
 			if err != nil {
 				return err
 			}

@@ -28,20 +28,18 @@ func openStore(cfg *config.Config) (*kb.Store, error) { return kb.Open(cfg.RAG.D
 // New builds the kb command group.
 func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(string) string) *cobra.Command {
 	cmd := &cobra.Command{Use: "kb", Short: "Inspect and manage the knowledge base"}
-	var loaded *config.Config // the configuration of the running command
-	withStore := func(fn func(ctx context.Context, s *kb.Store, args []string) error) func(*cobra.Command, []string) error {
+	withTools := func(fn func(ctx context.Context, k *kbtools.KB, args []string) error) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, args []string) error {
 			cfg, err := load()
 			if err != nil {
 				return err
 			}
-			loaded = cfg
 			s, err := openStore(cfg)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			return fn(c.Context(), s, args)
+			return fn(c.Context(), &kbtools.KB{Store: s, VaultRoot: cfg.Vault.Path, PrivateDirs: cfg.Vault.PrivateDirs}, args)
 		}
 	}
 
@@ -53,7 +51,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Use:   "list",
 		Short: "List documents (one line per document, with chunk counts)",
 		Args:  cobra.NoArgs,
-		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, _ []string) error {
 			wf, err := whereFilter("kb list", listWhere)
 			if err != nil {
 				return err
@@ -62,7 +60,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 			if docType != "" {
 				wf.DocTypes = strings.Split(docType, ",")
 			}
-			docs, err := s.List(ctx, wf, limit)
+			docs, err := k.ListDocuments(ctx, person(true), wf, limit)
 			if err != nil {
 				return err
 			}
@@ -80,14 +78,14 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 	list.Flags().StringArrayVar(&listWhere, "where", nil, whereHelp)
 	list.Flags().IntVar(&limit, "limit", 200, "maximum documents")
 	cmd.AddCommand(list)
-	cmd.AddCommand(newRecordsCmd(io, withStore))
+	cmd.AddCommand(newRecordsCmd(io, withTools))
 
 	cmd.AddCommand(&cobra.Command{
 		Use:   "stats",
 		Short: "Counts by type, visibility, record type and status",
 		Args:  cobra.NoArgs,
-		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
-			c, err := s.Count(ctx)
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, _ []string) error {
+			c, err := k.Stats(ctx, person(true))
 			if err != nil {
 				return err
 			}
@@ -106,14 +104,8 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Use:   "schema [KEY]",
 		Short: "List metadata keys with chunk counts, or the values of one key",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
-			var counts map[string]int
-			var err error
-			if len(args) == 1 {
-				counts, err = s.ValueCounts(ctx, args[0])
-			} else {
-				counts, err = s.KeyCounts(ctx)
-			}
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, args []string) error {
+			counts, err := k.Schema(ctx, person(true), strings.Join(args, ""))
 			if err != nil {
 				return err
 			}
@@ -128,21 +120,16 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Short:   "Remove every chunk whose metadata KEY equals VALUE (database only)",
 		Example: "  jarvis-cli kb remove source https://arxiv.org/abs/2401.01234",
 		Args:    cobra.ExactArgs(2),
-		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, args []string) error {
 			f, err := kb.ParseFilter(args[0], args[1])
 			if err != nil {
 				return err
 			}
-			docs, err := s.List(ctx, f, 50)
+			r, err := k.PrepareRemoveWhere(ctx, person(true), f, args[0]+" = "+args[1])
 			if err != nil {
 				return err
 			}
-			if len(docs) == 0 {
-				return errs.New(errs.NotFound, "kb remove", "nothing matches %s = %s", args[0], args[1])
-			}
-			for _, d := range docs {
-				fmt.Fprintf(io.Out, "%s\n  %s\n", d.String(), kbtools.RemoveLine(kbtools.LocalPath(loaded.Vault.Path, d)))
-			}
+			fmt.Fprint(io.Out, r.Preview)
 			if !yes {
 				fmt.Fprint(io.Out, "Remove these entries? [y/N] ")
 				answer, _ := bufio.NewReader(io.In).ReadString('\n') // EOF or a read error is no answer: "no"
@@ -150,7 +137,7 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 					return errs.New(errs.Cancelled, "kb remove", "nothing removed")
 				}
 			}
-			n, err := s.DeleteWhere(ctx, f)
+			n, err := k.Remove(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -166,11 +153,11 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 		Use:   "set-meta SOURCE",
 		Short: "Correct a paper's title, authors or DOI (no re-embedding)",
 		Args:  cobra.ExactArgs(1),
-		RunE: withStore(func(ctx context.Context, s *kb.Store, args []string) error {
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, args []string) error {
 			if title == "" && authors == "" && doi == "" {
 				return errs.New(errs.Invalid, "kb set-meta", "give at least one of --title, --authors, --doi")
 			}
-			n, err := s.SetPaperMeta(ctx, args[0], title, authors, doi)
+			n, err := k.UpdatePaperMeta(ctx, person(true), kbtools.PaperMeta{Source: args[0], Title: title, Authors: authors, DOI: doi})
 			if err != nil {
 				return err
 			}
@@ -185,6 +172,13 @@ func New(io *iostreams.IO, load func() (*config.Config, error), getenv func(stri
 
 	addEmbeddingCommands(cmd, io, load, getenv)
 	return cmd
+}
+
+// person is who the CLI calls the knowledge-base tools as: the human at
+// this terminal, who gets listings as long as asked and sees everything,
+// unless private material is left out, which is asking as a cloud caller.
+func person(private bool) kbtools.Caller {
+	return kbtools.Caller{Who: "cli", Person: true, Cloud: !private}
 }
 
 func printCounts(io *iostreams.IO, title string, m map[string]int) {

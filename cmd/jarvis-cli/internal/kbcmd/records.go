@@ -28,7 +28,7 @@ var recordSorts = map[string]string{"-date": kb.ByDateDesc, "date": kb.ByDateAsc
 // newRecordsCmd is `jarvis-cli kb records`: frontmatter records by field
 // and date, in date order — the query the agent's and the MCP server's
 // query_records run.
-func newRecordsCmd(io *iostreams.IO, withStore func(func(context.Context, *kb.Store, []string) error) func(*cobra.Command, []string) error) *cobra.Command {
+func newRecordsCmd(io *iostreams.IO, withTools func(func(context.Context, *kbtools.KB, []string) error) func(*cobra.Command, []string) error) *cobra.Command {
 	o := &recordsOptions{}
 	cmd := &cobra.Command{
 		Use:   "records",
@@ -44,8 +44,8 @@ date or other fields — filtered and in date order, one per line with its date.
 other frontmatter field;
 --since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive).`,
 		Args: cobra.NoArgs,
-		RunE: withStore(func(ctx context.Context, s *kb.Store, _ []string) error {
-			return runRecords(ctx, io, s, o)
+		RunE: withTools(func(ctx context.Context, k *kbtools.KB, _ []string) error {
+			return runRecords(ctx, io, k, o)
 		}),
 	}
 	cmd.Flags().StringArrayVar(&o.where, "where", nil, whereHelp)
@@ -57,7 +57,7 @@ other frontmatter field;
 	return cmd
 }
 
-func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOptions) error {
+func runRecords(ctx context.Context, io *iostreams.IO, k *kbtools.KB, o *recordsOptions) error {
 	const op = "kb.records"
 	args, err := whereArgs(op, o.where)
 	if err != nil {
@@ -72,10 +72,7 @@ func runRecords(ctx context.Context, io *iostreams.IO, s *kb.Store, o *recordsOp
 	if err != nil {
 		return err
 	}
-	if !o.private {
-		f.Visibility = []string{kb.Public}
-	}
-	docs, err := s.ListWith(ctx, f, opts)
+	docs, err := k.Query(ctx, person(o.private), f, opts)
 	if err != nil {
 		return err
 	}
