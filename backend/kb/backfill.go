@@ -114,7 +114,17 @@ func backfillLock(ctx context.Context, s *Store, o BackfillOptions) (*fsutil.Loc
 	}
 }
 
-// backfillPass embeds what is pending now, in id order.
+// embeddedBatch is one batch on its way from the model to the store.
+type embeddedBatch struct {
+	ids  []int64
+	vecs [][]float32
+	err  error
+}
+
+// backfillPass embeds what is pending now, in id order. Reading and
+// embedding the next batch overlaps with committing this one (a queue of
+// one batch, so memory stays flat); every batch is its own commit, so a
+// stopped pass loses at most the batches in flight.
 func backfillPass(ctx context.Context, s *Store, e Embedder, res *BackfillResult, progress BackfillProgress) (int, error) {
 	const op = "kb.Backfill"
 	m := res.Model
@@ -126,15 +136,61 @@ func backfillPass(ctx context.Context, s *Store, e Embedder, res *BackfillResult
 	if progress != nil {
 		progress(res.Embedded, total)
 	}
-	var after int64
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	queue := make(chan embeddedBatch, 1)
+	go embedAhead(ctx, s, e, m.ID, queue)
 	n := 0
+	for b := range queue {
+		if b.err != nil {
+			return n, b.err
+		}
+		// Vectors already computed are kept even when the pass is being
+		// stopped: the commit takes milliseconds, the embedding took seconds.
+		if _, err := s.PutVectors(context.WithoutCancel(ctx), m, b.ids, b.vecs); err != nil {
+			return n, err
+		}
+		n += len(b.ids)
+		res.Embedded += len(b.ids)
+		total = max(total, res.Embedded)
+		if progress != nil {
+			progress(res.Embedded, total)
+		}
+	}
+	// A cancelled pass may lose the race to queue its error: say it here.
+	if err := ctx.Err(); err != nil {
+		return n, errs.Wrap(errs.Cancelled, op, err)
+	}
+	return n, nil
+}
+
+// embedAhead reads the pending chunks batch by batch, embeds them and
+// queues the vectors, until none are left, the context ends or a step
+// fails (the failure is the last thing queued).
+func embedAhead(ctx context.Context, s *Store, e Embedder, model string, queue chan<- embeddedBatch) {
+	const op = "kb.Backfill"
+	defer close(queue)
+	send := func(b embeddedBatch) bool {
+		select {
+		case queue <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	var after int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return n, errs.Wrap(errs.Cancelled, op, err)
+			send(embeddedBatch{err: errs.Wrap(errs.Cancelled, op, err)})
+			return
 		}
-		batch, err := s.PendingChunks(ctx, m.ID, after, BackfillBatch)
-		if err != nil || len(batch) == 0 {
-			return n, err
+		batch, err := s.PendingChunks(ctx, model, after, BackfillBatch)
+		if err != nil {
+			send(embeddedBatch{err: err})
+			return
+		}
+		if len(batch) == 0 {
+			return
 		}
 		texts := make([]string, len(batch))
 		ids := make([]int64, len(batch))
@@ -144,19 +200,16 @@ func backfillPass(ctx context.Context, s *Store, e Embedder, res *BackfillResult
 		vecs, err := e.EmbedDocuments(ctx, texts)
 		if err != nil {
 			if ctx.Err() != nil {
-				return n, errs.Wrap(errs.Cancelled, op, ctx.Err())
+				err = errs.Wrap(errs.Cancelled, op, ctx.Err())
+			} else {
+				err = errs.Wrap(errs.RAG, op, err)
 			}
-			return n, errs.Wrap(errs.RAG, op, err)
+			send(embeddedBatch{err: err})
+			return
 		}
-		if _, err := s.PutVectors(ctx, m, ids, vecs); err != nil {
-			return n, err
+		if !send(embeddedBatch{ids: ids, vecs: vecs}) {
+			return
 		}
 		after = ids[len(ids)-1]
-		n += len(batch)
-		res.Embedded += len(batch)
-		total = max(total, res.Embedded)
-		if progress != nil {
-			progress(res.Embedded, total)
-		}
 	}
 }

@@ -130,6 +130,38 @@ func TestBackfillEmbedsPendingInBatchesAndResumes(t *testing.T) {
 	}
 }
 
+// Embedding runs a batch ahead of the commits: a backfill stopped midway
+// reports the cancellation, keeps every batch it committed, and the next
+// run embeds exactly the rest.
+func TestBackfillStoppedMidwayKeepsItsCommitsAndResumes(t *testing.T) {
+	emb := wordEmbedder{vocab: []string{"protein", "folding", "budget"}}
+	s := open(t, t.TempDir())
+	var docs []Chunk
+	for range 3*BackfillBatch + 7 {
+		docs = append(docs, note("p.md", "protein folding budget", Public, nil))
+	}
+	if err := s.Commit(docs, ""); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopping := &failingEmbedder{wordEmbedder: emb, failAt: 3, cancel: cancel}
+	res, err := Backfill(ctx, s, stopping, BackfillOptions{})
+	if !errs.Is(err, errs.Cancelled) {
+		t.Fatalf("err = %v, want cancelled", err)
+	}
+	stored := vectorCount(t, s, emb.Info().ID)
+	if stored != res.Embedded || stored < BackfillBatch || stored > 2*BackfillBatch || stored%BackfillBatch != 0 {
+		t.Fatalf("%d vectors stored, %d reported; want the whole batches committed before the stop", stored, res.Embedded)
+	}
+	rest, err := Backfill(context.Background(), s, emb, BackfillOptions{})
+	if err != nil || rest.Embedded != len(docs)-stored {
+		t.Fatalf("resume embedded %d (%v), want %d", rest.Embedded, err, len(docs)-stored)
+	}
+	if n := vectorCount(t, s, emb.Info().ID); n != len(docs) {
+		t.Fatalf("%d vectors after the resume, want %d", n, len(docs))
+	}
+}
+
 func TestBackfillRefusesASecondProcess(t *testing.T) {
 	s := open(t, t.TempDir())
 	other := open(t, s.Dir())

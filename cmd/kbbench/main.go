@@ -5,7 +5,7 @@
 //
 //	kbbench build -dir DIR -chunks 60000 -dims 384
 //	kbbench hold  -dir DIR -dims 384 -queries 200 [-embedder DIR -reranker DIR -model ID]
-//	kbbench vault -dir VAULT -notes 20000
+//	kbbench vault -dir VAULT -notes 20000 [-passages 3 | -words 115]
 //	kbbench fill  -dir DIR -dims 384 -model ID
 //
 // The text and vectors come from backend/kb/synth; nothing is read from
@@ -47,7 +47,9 @@ func main() {
 	queries := fs.Int("queries", 200, "searches to run while holding")
 	embedDir := fs.String("embedder", "", "hold: an embedding model folder to embed the queries with")
 	rerankDir := fs.String("reranker", "", "hold: a reranker model folder to rerank with")
-	notes := fs.Int("notes", 20_000, "vault: notes to write (three generated passages each)")
+	notes := fs.Int("notes", 20_000, "vault: notes to write")
+	passages := fs.Int("passages", 3, "vault: generated passages per note")
+	words := fs.Int("words", 0, "vault: write each note as one passage of this many common English words instead (115: one chunk of about 128 tokens)")
 	modelID := fs.String("model", "", "fill: the model id the generated vectors are stored under; hold: the id the store's vectors have (default synth)")
 	embedDocs := fs.Int("embed-docs", 0, "hold: chunks to embed with -embedder before searching (as a backfill in the process would)")
 	fs.Parse(os.Args[2:])
@@ -60,7 +62,11 @@ func main() {
 	case "build":
 		err = Build(*dir, *chunks, *dims)
 	case "vault":
-		err = writeVault(*dir, *notes)
+		if *words > 0 {
+			err = writeWordVault(*dir, *notes, *words)
+		} else {
+			err = writeVault(*dir, *notes, *passages)
+		}
 	case "fill":
 		err = fill(*dir, *modelID, *dims)
 	case "hold":
@@ -123,14 +129,51 @@ func Build(dir string, n, dims int) error {
 // writeVault writes n Markdown notes of three generated passages each
 // (about 3,000 characters: three chunks), in 100 folders, for measurements
 // of the real processes on a vault of that size.
-func writeVault(dir string, n int) error {
+func writeVault(dir string, n, passages int) error {
 	for i := range n {
 		var b strings.Builder
 		fmt.Fprintf(&b, "---\ntags: [gen%d]\n---\n# %s\n", i%20, corpus.Doc(3*i).Title)
-		for j := range 3 {
+		for j := range passages {
 			d := corpus.Doc(3*i + j)
 			fmt.Fprintf(&b, "\n## %s\n\n%s\n", d.Title, d.Body)
 		}
+		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commonWords are English words that are one WordPiece token each in the
+// BERT vocabulary, so a note of n of them is about n tokens long.
+var commonWords = strings.Fields(`the of and to in is was for on that with as by at from his her they have
+	had were are which this be or an not but one all their there been has more when who will would can
+	out so what up its into them only time some could these two may then first other new like over such
+	our man also any after most made years work between well many where through even back much water
+	long before same very people year used city state part world high small large under river early
+	number house school music group family field light north south west east point line house study
+	model data cell gene protein paper method result order power market plant heart child music night`)
+
+// writeWordVault writes n one-passage notes of words common words each,
+// drawn deterministically: the notes a whole-process indexing benchmark
+// compares with a reference that runs fixed-length sequences.
+func writeWordVault(dir string, n, words int) error {
+	state := uint32(1)
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# note %d\n\n", i)
+		for w := range words {
+			state = state*1664525 + 1013904223
+			if w > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(commonWords[int(state>>8)%len(commonWords)])
+		}
+		b.WriteString(".\n")
 		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err

@@ -22,7 +22,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
-	"github.com/jarvis-kb/jarvis/backend/priority"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -420,10 +419,9 @@ func embedPending(ctx context.Context, io *iostreams.IO, e *engine.Engine) error
 	if e.Embedder() == nil {
 		return noModel(ctx, e)
 	}
-	// A long run: searches in the window, which share the CPU, come first.
-	if err := priority.Lower(); err != nil {
-		fmt.Fprintf(io.Err, "warning: cannot lower the embedding's priority: %v\n", err)
-	}
+	// The user ran this and waits for it: it runs at the priority it was
+	// started with (nice it to yield). Background embedding — the tray,
+	// `sync` — lowers its own.
 	start := time.Now()
 	var last time.Time
 	res, err := e.Backfill(ctx, kb.BackfillOptions{
