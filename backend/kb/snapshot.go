@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 )
 
 // A one-shot process (`jarvis-cli kb search`) would spend most of its life
@@ -42,7 +43,9 @@ const SnapshotName = "index.snapshot"
 // lower it.
 var snapshotMinRows = 5000
 
-var snapshotMagic = [8]byte{'J', 'K', 'B', 'S', 'N', 'A', 'P', '1'}
+// Version 2 lays postings out as the index holds them in memory, 8-byte
+// aligned, so a little-endian reader uses them in place of decoding them.
+var snapshotMagic = [8]byte{'J', 'K', 'B', 'S', 'N', 'A', 'P', '2'}
 
 // fingerprint summarises the (id, rev) pairs of a set of rows.
 type fingerprint struct{ n, ids, revs, mix int64 }
@@ -110,6 +113,7 @@ func (ix *Index) writeSnapshot(dir string) (err error) {
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
 	le := binary.LittleEndian
+	written := 0 // bytes before the postings, for their alignment
 	var buf []byte
 	put := func(vs ...uint64) {
 		buf = buf[:0]
@@ -121,6 +125,7 @@ func (ix *Index) writeSnapshot(dir string) (err error) {
 	putStr := func(s string) {
 		put(uint64(len(s)))
 		w.WriteString(s)
+		written += 8 + len(s)
 	}
 
 	remap := make([]int32, len(ix.rows))
@@ -157,14 +162,18 @@ func (ix *Index) writeSnapshot(dir string) (err error) {
 	}
 	w.Write(snapshotMagic[:])
 	put(uint64(ix.gen), uint64(len(strList)), uint64(len(rows)), uint64(len(ix.post)))
+	written += len(snapshotMagic) + 4*8
 	for _, s := range strList {
 		putStr(s)
 	}
+	// Everything after the strings is 8 bytes a piece: one pad aligns it.
+	w.Write(make([]byte, (8-written%8)%8))
 	for _, r := range rows {
 		put(r.id, r.rev, r.lens)
 		put(r.fields[:]...)
 	}
-	// Postings: per term its count, then (row, body<<16|meta) pairs.
+	// Postings: per term its count, then each posting as the index holds
+	// it (row uint32, body and meta uint16, little-endian).
 	pb := make([]byte, 0, 64*1024)
 	flushAt := cap(pb) - 16
 	for _, ps := range ix.post {
@@ -182,7 +191,8 @@ func (ix *Index) writeSnapshot(dir string) (err error) {
 					pb = pb[:0]
 				}
 				pb = le.AppendUint32(pb, uint32(nr))
-				pb = le.AppendUint32(pb, uint32(p.body)<<16|uint32(p.meta))
+				pb = le.AppendUint16(pb, p.body)
+				pb = le.AppendUint16(pb, p.meta)
 			}
 		}
 		if len(pb) >= flushAt {
@@ -215,6 +225,28 @@ func removeStaleTemps(dir string) {
 }
 
 var errSnapshot = errors.New("index snapshot unreadable")
+
+// inPlace says the file's postings can be used where they lie: this
+// machine is little-endian, as the file is, and posting is the file's
+// 8-byte (row, body, meta) record.
+var inPlace = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && unsafe.Sizeof(posting{}) == 8 &&
+	unsafe.Offsetof(posting{}.body) == 4 && unsafe.Offsetof(posting{}.meta) == 6
+
+// postingsAt is the n postings in b (8n bytes): the bytes themselves when
+// they can be used in place (the index then keeps the file's buffer, and
+// writes into it only as it would into its own postings), else a decoded
+// copy. Each slice is capped at its own length, so growing it copies.
+func postingsAt(b []byte, n int) []posting {
+	if inPlace && uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(posting{}) == 0 {
+		return unsafe.Slice((*posting)(unsafe.Pointer(&b[0])), n)[:n:n]
+	}
+	le := binary.LittleEndian
+	ps := make([]posting, n)
+	for i := range ps {
+		ps[i] = posting{row: int32(le.Uint32(b[8*i:])), body: le.Uint16(b[8*i+4:]), meta: le.Uint16(b[8*i+6:])}
+	}
+	return ps
+}
 
 // readSnapshot loads the snapshot in dir into the (reset) index and
 // returns its generation; it fails (leaving the index reset) when there is
@@ -256,8 +288,12 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 		strList[i] = ix.str(p[:n])
 		p = p[n:]
 	}
+	if pos := len(body) - len(p); pos%8 != 0 {
+		p = p[8-pos%8:]
+	}
 	ix.rows = make([]irow, nRows)
-	metas := make([]rowMeta, nRows) // one allocation for all rows
+	ix.byID = make(map[int64]int32, nRows) // sized once: growing it cost more than reading the file
+	metas := make([]rowMeta, nRows)        // one allocation for all rows
 	for r := range ix.rows {
 		id, rev, lens := int64(next()), int64(next()), next()
 		var f [rowMetaFields]string
@@ -271,32 +307,20 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 	}
 	ix.live = len(ix.rows)
 	ix.dead = make(bitset, (len(ix.rows)+63)/64)
-	// Postings: count them first, so they share one exactly sized array.
 	ix.post = make([][]posting, nTerms)
-	q, total := p, 0
-	for range nTerms {
-		n := int(le.Uint64(q))
-		total += n
-		q = q[8+8*n:]
-	}
-	backing := make([]posting, total)
-	off := 0
 	for t := range ix.post {
 		n := int(next())
 		if n == 0 {
 			continue
 		}
-		ps := backing[off : off+n : off+n]
-		off += n
-		for i := range ps {
-			row, tf := le.Uint32(p), le.Uint32(p[4:])
-			if row >= uint32(nRows) {
+		ps := postingsAt(p[:8*n], n)
+		for _, q := range ps {
+			if uint32(q.row) >= uint32(nRows) {
 				panic("posting past the rows")
 			}
-			ps[i] = posting{row: int32(row), body: uint16(tf >> 16), meta: uint16(tf)}
-			p = p[8:]
 		}
 		ix.post[t] = ps
+		p = p[8*n:]
 	}
 	if len(p) != 0 {
 		panic("trailing bytes")

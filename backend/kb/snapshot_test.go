@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,5 +188,25 @@ func TestSnapshotOfAnotherStoreIsNotUsed(t *testing.T) {
 	}
 	if ix := syncKeyword(t, open(t, dir)); ix.fromSnapshot {
 		t.Fatal("a torn snapshot was used")
+	}
+}
+
+// Postings read in place and postings decoded (a misaligned buffer, or a
+// big-endian machine) are the same postings.
+func TestPostingsInPlaceAndDecodedAgree(t *testing.T) {
+	want := []posting{{row: 7, body: 3, meta: 0}, {row: 1 << 20, body: 65535, meta: 2}}
+	raw := make([]byte, 1+8*len(want))
+	for i, p := range want {
+		b := raw[1+8*i:]
+		binary.LittleEndian.PutUint32(b, uint32(p.row))
+		binary.LittleEndian.PutUint16(b[4:], p.body)
+		binary.LittleEndian.PutUint16(b[6:], p.meta)
+	}
+	aligned := append(make([]byte, 0, 8*len(want)), raw[1:]...)
+	for name, b := range map[string][]byte{"aligned": aligned, "misaligned": raw[1:]} {
+		got := postingsAt(b, len(want))
+		if !slices.Equal(got, want) || cap(got) != len(want) {
+			t.Errorf("%s: %+v (cap %d), want %+v", name, got, cap(got), want)
+		}
 	}
 }
