@@ -28,6 +28,25 @@ func EnsurePrivateDir(dir string) error {
 	return os.Chmod(dir, PrivateDirMode)
 }
 
+// EnsurePrivateFile creates path (empty) with mode 0600 if it is missing and
+// tightens it, and the SQLite -wal and -shm files beside it that an older
+// version may have left wider, to 0600. A SQLite database is passed here
+// before it is opened: SQLite gives the -wal and -shm files it creates the
+// main file's mode.
+func EnsurePrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && (p == path || !errors.Is(err, fs.ErrNotExist)) {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteFileAtomic writes data to path so that readers (and a crash) see either
 // the old content or the new, never a torn file: write a temp file in the same
 // directory, fsync it, rename it over the target, then fsync the directory.

@@ -210,3 +210,28 @@ func TestPostingsInPlaceAndDecodedAgree(t *testing.T) {
 		}
 	}
 }
+
+// The store's database holds private notes: it is 0600, and so are the
+// -wal and -shm files SQLite makes beside it, also for a store an older
+// version created with the umask's wider mode.
+func TestStoreFilesArePrivate(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{DBName, DBName + "-wal"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, dir)
+	if err := s.Commit([]Chunk{note("a.md", "private words", Private, nil)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{DBName, DBName + "-wal", DBName + "-shm"} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %o, want 600", name, st.Mode().Perm())
+		}
+	}
+}

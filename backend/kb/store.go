@@ -141,6 +141,9 @@ func Open(dir string) (*Store, error) {
 		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	path := filepath.Join(dir, DBName)
+	if err := fsutil.EnsurePrivateFile(path); err != nil { // it holds private notes
+		return nil, errs.Wrap(errs.RAG, op, err)
+	}
 	wdb, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)

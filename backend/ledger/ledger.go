@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
 )
 
 // FileName is the ledger's file inside its folder.
@@ -168,12 +169,7 @@ func Open(dir string, keepDays int) (*Ledger, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	// SQLite gives its -wal and -shm files the main file's mode.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, errs.Wrap(errs.Internal, op, err)
-	}
-	f.Close()
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := fsutil.EnsurePrivateFile(path); err != nil {
 		return nil, errs.Wrap(errs.Internal, op, err)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=secure_delete(1)&_txlock=immediate")
