@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"sort"
 
@@ -79,7 +80,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := s.queryByIDs(ctx, args)
 	if err != nil {
 		return nil, errs.Wrap(errs.RAG, "kb.Chunks", err)
 	}
@@ -99,6 +100,29 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 		}
 	}
 	return out, errs.Wrap(errs.RAG, "kb.Chunks", rows.Err())
+}
+
+// maxPreparedIDs is the longest id list kept prepared (a search asks for
+// at most 50 results; reranking reads its candidates so too).
+const maxPreparedIDs = 64
+
+// queryByIDs selects the chunks with the given ids, in no order.
+func (s *Store) queryByIDs(ctx context.Context, ids []any) (*sql.Rows, error) {
+	q := `SELECT ` + selectCols + ` FROM chunks WHERE id IN (` + placeholders(len(ids)) + `)`
+	if len(ids) > maxPreparedIDs {
+		return s.db.QueryContext(ctx, q, ids...)
+	}
+	st, ok := s.byIDs.Load(len(ids))
+	if !ok {
+		prepared, err := s.db.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if st, ok = s.byIDs.LoadOrStore(len(ids), prepared); ok {
+			prepared.Close() // another caller prepared it first
+		}
+	}
+	return st.(*sql.Stmt).QueryContext(ctx, ids...)
 }
 
 // RRF fuses rankings by reciprocal rank: score(d) = Σ 1/(c + rank). Ties keep

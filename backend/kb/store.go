@@ -107,6 +107,11 @@ type Store struct {
 
 	terms termCache
 
+	// byIDs holds the prepared reads of n chunks by id (n up to
+	// maxPreparedIDs): a search reads its hits so, and preparing the
+	// 28-column statement cost as much as running it.
+	byIDs sync.Map // int → *sql.Stmt
+
 	index     *Index
 	indexOnce sync.Once
 
@@ -284,7 +289,14 @@ func (s *Store) txErr(op string, err error) error {
 }
 
 // Close releases the database.
-func (s *Store) Close() error { return errors.Join(s.db.Close(), s.wdb.Close()) }
+func (s *Store) Close() error {
+	var errList []error
+	s.byIDs.Range(func(_, st any) bool {
+		errList = append(errList, st.(*sql.Stmt).Close())
+		return true
+	})
+	return errors.Join(append(errList, s.db.Close(), s.wdb.Close())...)
+}
 
 // Generation is the commit counter; it moves whenever any process commits.
 func (s *Store) Generation(ctx context.Context) (int64, error) {
