@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/logs"
@@ -92,7 +93,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		if arxiv == nil {
 			arxiv = digest.NewArxivAt(cfg.Digest.ArxivURL)
 		}
-		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg),
+		tools["add_document"] = chat.AddDocumentTool(k, &chat.Papers{Papers: kbtools.Papers{Arxiv: arxiv, Biorxiv: digest.NewBiorxivAt(cfg.Digest.BiorxivURL), Options: ingest.OptionsFrom(cfg)},
 			Model: func(s *chat.Session) (ingest.Model, error) { return provider(s.ModelSpec()) }})
 		if cfg.Sync.PDFWatchDir != "" {
 			inbox := ingest.InboxFor(cfg, eng.Store, eng.Embedder(), ingest.OptionsFrom(cfg))

@@ -5,19 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jarvis-kb/jarvis/backend/digest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
-// Papers is what add_document needs beyond the KB.
+// Papers is what add_document needs beyond the KB: the paper servers and
+// reading options, and the session's own provider for summaries.
 type Papers struct {
-	Arxiv   *digest.Arxiv
-	Biorxiv *digest.Biorxiv                        // nil: bioRxiv DOIs cannot be added
-	Options ingest.Options                         // chunking and figure limits; Model is set per call
-	Model   func(s *Session) (ingest.Model, error) // the session's own provider
+	kbtools.Papers
+	Model func(s *Session) (ingest.Model, error)
 }
 
 // AddDocumentTool is add_document: an arXiv paper (URL or id), a DOI
@@ -58,7 +56,7 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		}
 		a.Model = m
 	}
-	added, err := k.AddPaper(ctx, kbCaller(ctx, s), &kbtools.Papers{Arxiv: p.Arxiv, Biorxiv: p.Biorxiv, Options: p.Options}, a)
+	added, err := k.AddPaper(ctx, kbCaller(ctx, s), &p.Papers, a)
 	if err != nil {
 		return "", "", err
 	}

@@ -59,7 +59,7 @@ func between(t *testing.T, s, begin, end string) string {
 // ask the user; an unknown mode is refused.
 func TestAddDocumentAsksForTheStorageMode(t *testing.T) {
 	f := newKB(t)
-	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, &Papers{Options: ingest.Options{ChunkSize: 1024}})
+	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, &Papers{Papers: kbtools.Papers{Options: ingest.Options{ChunkSize: 1024}}})
 	local, _ := filepath.Abs("../pdf/testdata/annotated.pdf")
 	ctx, _, _ := turnCtx()
 	before, _ := f.eng.Store.Count(context.Background())

@@ -453,8 +453,8 @@ func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 		w.Write(feed)
 	}))
 	defer srv.Close()
-	papers := &Papers{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 10, Retry: digest.Retry{Attempts: 1}},
-		Options: ingest.Options{ChunkSize: 1024}}
+	papers := &Papers{Papers: kbtools.Papers{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 10, Retry: digest.Retry{Attempts: 1}},
+		Options: ingest.Options{ChunkSize: 1024}}}
 	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, papers)
 	ctx, l, _ := turnCtx()
 	local, _ := filepath.Abs("../pdf/testdata/annotated.pdf")

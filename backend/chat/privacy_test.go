@@ -11,6 +11,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -81,7 +82,7 @@ func TestCreateDraftFromReadsTheKnowledgeBase(t *testing.T) {
 // wherever it is named; a cloud session is told no such PDF exists.
 func TestAddDocumentClassifiesTheResolvedPath(t *testing.T) {
 	f := newKB(t)
-	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, &Papers{Options: ingest.Options{ChunkSize: 1024}})
+	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, &Papers{Papers: kbtools.Papers{Options: ingest.Options{ChunkSize: 1024}}})
 	pdf, _ := os.ReadFile("../pdf/testdata/annotated.pdf")
 	os.WriteFile(filepath.Join(f.root, "private", "scan.pdf"), pdf, 0o644)
 	link := filepath.Join(t.TempDir(), "scan.pdf")

@@ -126,8 +126,8 @@ func Build(dir string, n, dims int) error {
 	return nil
 }
 
-// writeVault writes n Markdown notes of three generated passages each
-// (about 3,000 characters: three chunks), in 100 folders, for measurements
+// writeVault writes n Markdown notes of generated passages (three: about
+// 3,000 characters, three chunks), in 100 folders, for measurements
 // of the real processes on a vault of that size.
 func writeVault(dir string, n, passages int) error {
 	for i := range n {
@@ -137,15 +137,20 @@ func writeVault(dir string, n, passages int) error {
 			d := corpus.Doc(3*i + j)
 			fmt.Fprintf(&b, "\n## %s\n\n%s\n", d.Title, d.Body)
 		}
-		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		if err := writeNote(dir, i, b.String()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeNote writes note i, spread over 100 folders as a vault would be.
+func writeNote(dir string, i int, text string) error {
+	p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(text), 0o644)
 }
 
 // commonWords are English words that are one WordPiece token each in the
@@ -174,11 +179,7 @@ func writeWordVault(dir string, n, words int) error {
 			b.WriteString(commonWords[int(state>>8)%len(commonWords)])
 		}
 		b.WriteString(".\n")
-		p := filepath.Join(dir, fmt.Sprintf("f%02d", i%100), fmt.Sprintf("n%05d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		if err := writeNote(dir, i, b.String()); err != nil {
 			return err
 		}
 	}
