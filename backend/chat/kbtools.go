@@ -314,11 +314,17 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	if len(docs) == 0 {
 		return "The knowledge base has no matching documents.", "listed 0 documents", nil
 	}
+	return renderListing(docs, "documents", kbtools.SummaryLine), fmt.Sprintf("listed %d documents", len(docs)), nil
+}
+
+// renderListing is a tool result listing documents, one line each, fenced
+// as data.
+func renderListing(docs []kb.DocumentSummary, what string, line func(kb.DocumentSummary) string) string {
 	var b strings.Builder
 	for _, d := range docs {
-		b.WriteString(kbtools.SummaryLine(d) + "\n")
+		b.WriteString(line(d) + "\n")
 	}
-	return fmt.Sprintf("%d documents:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("listed %d documents", len(docs)), nil
+	return fmt.Sprintf("%d %s:\n%s\n%s\n%s", len(docs), what, BeginData, strings.TrimSpace(b.String()), EndData)
 }
 
 // queryRecords lists records by field and date range in date order, with
@@ -341,11 +347,7 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 	if len(docs) == 0 {
 		return "No records match.", "found 0 records", nil
 	}
-	var b strings.Builder
-	for _, d := range docs {
-		b.WriteString(kbtools.RecordLine(d) + "\n")
-	}
-	return fmt.Sprintf("%d records:\n%s\n%s\n%s", len(docs), BeginData, strings.TrimSpace(b.String()), EndData), fmt.Sprintf("found %d records", len(docs)), nil
+	return renderListing(docs, "records", kbtools.RecordLine), fmt.Sprintf("found %d records", len(docs)), nil
 }
 
 func (k *KB) stats(ctx context.Context, s *Session, _ map[string]any) (string, string, error) {
