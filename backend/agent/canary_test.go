@@ -496,6 +496,8 @@ var matrix = map[string][]map[string]any{
 		{"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue}, {"kind": "papers"}, {"tags": cZTag}, {"fields": "x_collections=Confidential/" + cZColl}},
 	"query_records": {{}, {"category": cCategory}, {"status": cStatus}, {"entity": cEntity}, {"tags": cTag}, {"fields": "x_" + cKey + "=" + cValue},
 		{"from": "2000-01", "to": "2100-12"}, {"sort": "date_asc"}, {"sort": "changed"}, {"kind": "all", "limit": 500.0}},
+	"timeline": {{"entity": cEntity}, {"entity": cBody}, {"entity": cTitle}, {"entity": cChat}, {"entity": cZTitle}, {"entity": cZHighlight},
+		{"entity": cExtBody}, {"entity": "allotment"}, {"entity": cEntity, "limit": 500.0}},
 	"kb_stats": {{}},
 	"read_file": {
 		{"path": "private/journal.md"}, {"path": "private/" + cFileName + ".md"}, {"path": "garden/journal-link.md"}, {"path": "garden/tomatoes.md"},

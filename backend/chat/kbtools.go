@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -103,6 +104,10 @@ func KBTools(k *KB) map[string]Tool {
 			Parameters: schema(nil, withFilters(map[string]string{"from": "earliest record date, YYYY-MM-DD or YYYY-MM (inclusive)", "to": "latest record date, YYYY-MM-DD or YYYY-MM (inclusive)",
 				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)"}))},
 			Run: k.queryRecords},
+		"timeline": {Def: llm.Tool{Name: "timeline", Description: "Everything about one person, lab, project or journal in date order, oldest first: the records filed under it " +
+			"(their entity field) and every note, paper or past chat that names it, each with its date and citation label.",
+			Parameters: schema([]string{"entity"}, map[string]string{"entity": "the name as the notes write it, e.g. Tanaka", "limit": "at most this many items (default 50)"})},
+			Run: k.timeline},
 		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status, and the Zotero collections and item types in use.", Parameters: schema(nil, map[string]string{})},
 			Run: k.stats},
 		"read_file": {Def: llm.Tool{Name: "read_file", Description: "Read a Markdown note from the vault by its vault-relative path.",
@@ -348,6 +353,36 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 		return "No records match.", "found 0 records", nil
 	}
 	return renderListing(docs, "records", kbtools.RecordLine), fmt.Sprintf("found %d records", len(docs)), nil
+}
+
+// timelineExcerptChars caps each mention's passage in a timeline.
+const timelineExcerptChars = 300
+
+func (k *KB) timeline(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
+	entity := strings.TrimSpace(str(args, "entity"))
+	items, err := k.Timeline(ctx, kbCaller(ctx, s), entity, intArg(args, "limit", 50))
+	if err != nil {
+		return "", "", err
+	}
+	if len(items) == 0 {
+		return fmt.Sprintf("Nothing in the knowledge base is filed under or names %q.", entity), "timeline: nothing", nil
+	}
+	var b strings.Builder
+	for _, it := range items {
+		date := cmp.Or(it.Date, "(no date)")
+		fmt.Fprintf(&b, "%s  [source: %s] %s", date, it.Citation.Source, cmp.Or(it.Doc.Title, it.Doc.Key))
+		if it.Record {
+			fmt.Fprintf(&b, " — record: %s\n", kbtools.SummaryIdentity(it.Doc))
+			continue
+		}
+		excerpt := strings.Join(strings.Fields(it.Excerpt), " ")
+		if r := []rune(excerpt); len(r) > timelineExcerptChars {
+			excerpt = string(r[:timelineExcerptChars]) + "…"
+		}
+		fmt.Fprintf(&b, " (%s) — names it: %s\n", it.Doc.DocType, excerpt)
+	}
+	return fmt.Sprintf("Timeline of %s, %d items, oldest first:\n%s\n%s\n%s", entity, len(items), BeginData, strings.TrimSpace(b.String()), EndData),
+		fmt.Sprintf("timeline of %s: %d items", entity, len(items)), nil
 }
 
 func (k *KB) stats(ctx context.Context, s *Session, _ map[string]any) (string, string, error) {

@@ -35,7 +35,7 @@ const withheldNotice = "Note: the user withheld %d of the passages above from yo
 // passage by passage, the others as one piece.
 var reviewedTools = map[string]bool{
 	"search_kb": true, "get_document": true, "read_file": true,
-	"list_documents": true, "query_records": true, "search_chat_history": true,
+	"list_documents": true, "query_records": true, "timeline": true, "search_chat_history": true,
 	"read_draft": true,
 }
 

@@ -81,6 +81,8 @@ func exchange(t *testing.T, f *fixture, privateDraft string) map[string][]byte {
 		{"list_documents", map[string]any{"kind": "chat"}},
 		{"query_records", map[string]any{"category": "meeting", "entity": "Tanaka"}},
 		{"query_records", map[string]any{"from": "2026-03-15", "to": "2026-03-25"}},
+		{"timeline", map[string]any{"entity": "Tanaka"}},
+		{"timeline", map[string]any{"entity": canary}},
 		{"recent", map[string]any{}},
 		{"list_drafts", map[string]any{}},
 		{"read_draft", map[string]any{"draft_id": privateDraft}},

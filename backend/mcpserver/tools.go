@@ -118,6 +118,25 @@ type Doc struct {
 	Chunks   int      `json:"chunks"`
 }
 
+// TimelineIn names the entity a timeline follows.
+type TimelineIn struct {
+	Entity string `json:"entity" jsonschema:"a person, lab, project or journal, as the notes write it (e.g. Tanaka)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many items, 1 to 200 (default 50)"`
+}
+
+// TimelineItem is one dated appearance of the entity.
+type TimelineItem struct {
+	Date    string `json:"date,omitempty"`
+	Record  bool   `json:"record"`            // filed under the entity, not only naming it
+	Excerpt string `json:"excerpt,omitempty"` // for a mention: the passage that names it
+	Doc
+}
+
+// TimelineOut is a timeline, oldest first.
+type TimelineOut struct {
+	Items []TimelineItem `json:"items"`
+}
+
 // DocsOut is a listing.
 type DocsOut struct {
 	Documents []Doc `json:"documents"`
@@ -161,6 +180,10 @@ func (c *conn) addTools(srv *mcp.Server) {
 			"List records — notes with frontmatter such as job applications, meetings or contacts — by their fields and a date range, sorted. "+
 				"For example meetings with Tanaka since March, newest first: category=meeting, entity=Tanaka, from=2026-03, sort=date_desc.",
 			map[string][]any{"kind": kindEnum, "sort": {"date_desc", "date_asc", "changed", "added"}}, true, c.queryRecords)
+		tool(srv, "timeline", "Timeline of an entity",
+			"Everything about one person, lab, project or journal in date order, oldest first: the records filed under it (their entity field) "+
+				"and every note, paper or past conversation that names it, each with its date and source id.",
+			nil, true, c.timeline)
 		tool(srv, "recent", "Recently changed",
 			"Notes, papers and conversations edited or added since a time, most recent first.",
 			map[string][]any{"kind": kindEnum}, true, c.recent)
@@ -250,12 +273,29 @@ func (c *conn) query(ctx context.Context, op string, a kbtools.FilterArgs, o kb.
 	out := DocsOut{Documents: []Doc{}}
 	rec := callOf(ctx)
 	for _, d := range docs {
-		src := kbtools.SummaryCiteName(d)
-		rec.Add(kbtools.Citation{Source: src, Title: d.Title})
-		out.Documents = append(out.Documents, Doc{Source: src, URI: ResourceURI(src), Title: c.redact(d.Title), DocType: d.DocType, Authors: c.redact(d.Authors), DOI: d.DOI,
-			Category: c.redact(d.Category), Status: c.redact(d.Status), Entity: c.redact(d.Entity), Date: d.EventDate, Tags: d.Tags, Changed: d.Changed, Chunks: d.Chunks})
+		rec.Add(kbtools.Citation{Source: kbtools.SummaryCiteName(d), Title: d.Title})
+		out.Documents = append(out.Documents, c.doc(d))
 	}
 	return nil, out, nil
+}
+
+func (c *conn) timeline(ctx context.Context, _ *mcp.CallToolRequest, in TimelineIn) (*mcp.CallToolResult, TimelineOut, error) {
+	items, err := c.kb.Timeline(ctx, c.caller(ctx), in.Entity, in.Limit)
+	if err != nil {
+		return nil, TimelineOut{}, err
+	}
+	out := TimelineOut{Items: []TimelineItem{}}
+	for _, it := range items {
+		out.Items = append(out.Items, TimelineItem{Date: it.Date, Record: it.Record, Excerpt: c.redact(it.Excerpt), Doc: c.doc(it.Doc)})
+	}
+	return nil, out, nil
+}
+
+// doc renders a listed document, redacting secrets from what a person wrote.
+func (c *conn) doc(d kb.DocumentSummary) Doc {
+	src := kbtools.SummaryCiteName(d)
+	return Doc{Source: src, URI: ResourceURI(src), Title: c.redact(d.Title), DocType: d.DocType, Authors: c.redact(d.Authors), DOI: d.DOI,
+		Category: c.redact(d.Category), Status: c.redact(d.Status), Entity: c.redact(d.Entity), Date: d.EventDate, Tags: d.Tags, Changed: d.Changed, Chunks: d.Chunks}
 }
 
 // hits renders chunks, redacting secrets from everything written by a

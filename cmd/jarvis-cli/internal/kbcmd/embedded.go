@@ -152,6 +152,33 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 	search.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the models, the inference backend and the timing (stderr)")
 	cmd.AddCommand(search)
 
+	var tlLimit int
+	var tlPrivate bool
+	timeline := &cobra.Command{
+		Use:     "timeline ENTITY",
+		Short:   "Everything about a person, lab, project or journal in date order: its records, then what names it",
+		Example: "  jarvis-cli kb timeline Tanaka",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: withEngine(load, func(ctx context.Context, e *engine.Engine, args []string) error {
+			items, err := e.Tools().Timeline(ctx, person(tlPrivate), strings.Join(args, " "), tlLimit)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				how := "names it"
+				if it.Record {
+					how = "record: " + kbtools.SummaryIdentity(it.Doc)
+				}
+				fmt.Fprintf(io.Out, "%-10s  %s  %s — %s\n", cmp.Or(it.Date, "(no date)"), it.Citation.Source, cmp.Or(it.Doc.Title, it.Doc.Key), how)
+			}
+			fmt.Fprintf(io.Err, "%d items\n", len(items))
+			return nil
+		}),
+	}
+	timeline.Flags().IntVarP(&tlLimit, "n", "n", 50, "at most this many items")
+	timeline.Flags().BoolVar(&tlPrivate, "private", true, "include private notes (a local listing; nothing leaves the machine)")
+	cmd.AddCommand(timeline)
+
 	cmd.AddCommand(&cobra.Command{
 		Use:   "embed",
 		Short: "Embed every chunk still waiting for a vector (resumable; search keeps working meanwhile)",

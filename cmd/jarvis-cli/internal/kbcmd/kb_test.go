@@ -186,3 +186,36 @@ func TestRecordsByFieldAndDate(t *testing.T) {
 		t.Fatalf("an unknown sort: %v", err)
 	}
 }
+
+func TestTimelineOfAnEntity(t *testing.T) {
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(path, vis, entity, date, text string) kb.Chunk {
+		return kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: vis, Source: kb.SourceVault,
+			FilePath: path, Title: path, Category: "meeting", Entity: entity, EventDate: date}}
+	}
+	if err := s.Commit([]kb.Chunk{
+		note("meetings/may.md", kb.Public, "Tanaka", "2026-05-02", "budget"),
+		note("meetings/march.md", kb.Public, "Tanaka", "2026-03-10", "plan"),
+		note("private/diary.md", kb.Private, "", "", "Tanaka was short with me"),
+	}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	out, _, err := runAll(t, cfg, "", "timeline", "Tanaka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "2026-03-10  meetings/march.md") || !strings.HasPrefix(lines[1], "2026-05-02  meetings/may.md") ||
+		!strings.Contains(lines[2], "private/diary.md") || !strings.Contains(lines[2], "names it") {
+		t.Fatalf("timeline:\n%s", out)
+	}
+	out, _, _ = runAll(t, cfg, "", "timeline", "Tanaka", "--private=false")
+	if strings.Contains(out, "diary") || strings.Count(out, "\n") != 2 {
+		t.Fatalf("public timeline:\n%s", out)
+	}
+}

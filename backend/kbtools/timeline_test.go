@@ -1,0 +1,92 @@
+package kbtools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
+)
+
+// timelineKB is a vault about Dr. Tanaka: two meeting records filed under
+// her, a note and a private diary entry that name her, and a note that
+// does not.
+func timelineKB(t *testing.T) *KB {
+	t.Helper()
+	root := t.TempDir()
+	notes := map[string]string{
+		"meetings/second.md": "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-05-02\n---\n# Second meeting\n\nWe agreed on the sequencing budget.\n",
+		"meetings/first.md":  "---\ncategory: meeting\nentity: Tanaka\ndate: 2026-03-10\n---\n# First meeting\n\nIntroductions and the project plan.\n",
+		"ideas/grant.md":     "# Grant idea\n\nAsk [[Tanaka]] whether her lab shares the cell lines.\n",
+		"private/diary.md":   "# Diary\n\nTanaka was short with me today.\n",
+		"ideas/other.md":     "# Other\n\nNothing about anyone in particular.\n",
+	}
+	for rel, text := range notes {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := kb.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: 400}
+	if _, err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+}
+
+func TestTimelineListsRecordsAndMentionsInDateOrderEachCited(t *testing.T) {
+	k, ctx := timelineKB(t), context.Background()
+	var l ledger
+	items, err := k.Timeline(ctx, Caller{Ledger: &l}, "Tanaka", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, it := range items {
+		paths = append(paths, it.Doc.FilePath)
+		if it.Citation.Source == "" {
+			t.Errorf("%s is not cited", it.Doc.FilePath)
+		}
+	}
+	got := strings.Join(paths, " ")
+	// The records lead, in their own dates' order; the mentions follow,
+	// placed on the day their files changed (today).
+	if !strings.HasPrefix(got, "meetings/first.md meetings/second.md") || len(items) != 4 ||
+		!strings.Contains(got, "ideas/grant.md") || !strings.Contains(got, "private/diary.md") || strings.Contains(got, "other.md") {
+		t.Fatalf("timeline = %s", got)
+	}
+	if !items[0].Record || items[0].Date != "2026-03-10" || items[2].Record || items[2].Excerpt == "" {
+		t.Errorf("items = %+v", items)
+	}
+	if !l.private || len(l.cites) < 4 {
+		t.Errorf("ledger = %+v: want every item cited and the caller private", l)
+	}
+}
+
+func TestTimelineOfACloudCallerHoldsNoPrivateItem(t *testing.T) {
+	k, ctx := timelineKB(t), context.Background()
+	var l ledger
+	items, err := k.Timeline(ctx, Caller{Cloud: true, Ledger: &l}, "Tanaka", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.Doc.Visibility == kb.Private || strings.Contains(it.Excerpt, "short with me") {
+			t.Errorf("a cloud caller was given %s", it.Doc.FilePath)
+		}
+	}
+	if len(items) != 3 || l.private || l.withheld != 1 {
+		t.Errorf("%d items, ledger %+v; want 3 public items and 1 withheld", len(items), l)
+	}
+}
