@@ -20,7 +20,9 @@ import (
 // MetaSchema is the frontmatter-mapping version; notes indexed under an
 // older one are migrated on refresh. 2: lists of scalars, aliases and
 // frontmatter wikilinks are mapped (1 skipped them as nested values).
-const MetaSchema = 2
+// 3: record dates written in other forms (March 3, 2026; 03/15/2026) are
+// stored as YYYY-MM-DD.
+const MetaSchema = 3
 
 // Record is the filterable part of a note's frontmatter.
 type Record struct {
@@ -147,7 +149,22 @@ func ParseRecord(yamlBlock string) (Record, []string) {
 			}
 		case "date", "applied":
 			if r.EventDate == "" {
-				r.EventDate = s
+				day, ok, ambiguous := recordDay(s)
+				if ok {
+					r.EventDate = day
+					continue
+				}
+				// Not a date to sort by: kept as a field (x_date), so
+				// nothing is lost and the record lists as undated.
+				if r.Extra == nil {
+					r.Extra = map[string]string{}
+				}
+				r.Extra["x_"+lk] = s
+				why := "is not a date Jarvis can read"
+				if ambiguous {
+					why = "could be day/month or month/day"
+				}
+				warnings = append(warnings, fmt.Sprintf("frontmatter %s %q %s; write it as YYYY-MM-DD so the record sorts by date (kept as x_%s)", k, s, why, lk))
 			}
 		default:
 			name := "x_" + strings.Trim(extraKey.ReplaceAllString(lk, "_"), "_")

@@ -237,8 +237,17 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	_, _, hasFrontmatter := SplitFrontmatter(string(data))
-	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter) {
+	yamlBlock, _, hasFrontmatter := SplitFrontmatter(string(data))
+	// From schema 2 only the record's date is read differently: restamp
+	// it, keeping the chunks and their vectors. (A date that is not one
+	// moves into a field of its own: that note is indexed afresh.)
+	var migrated Record
+	datesOnly := false
+	if known && state.ContentHash == hash && state.MetaSchema == 2 && MetaSchema == 3 && hasFrontmatter {
+		migrated, _ = ParseRecord(yamlBlock) // its warnings are given when the note is indexed afresh
+		datesOnly = migrated.Extra["x_date"] == "" && migrated.Extra["x_applied"] == ""
+	}
+	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter || datesOnly) {
 		// Same bytes: stamp what changed without re-embedding.
 		fields := map[string]any{"modified_at": mtime}
 		if state.Visibility != vis {
@@ -248,6 +257,9 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		if state.MetaSchema < MetaSchema {
 			fields["meta_schema"] = MetaSchema
 			res.Migrated++
+		}
+		if datesOnly {
+			fields["event_date"] = migrated.EventDate
 		}
 		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
 		return err
