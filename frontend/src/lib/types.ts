@@ -104,6 +104,8 @@ export interface DocumentSummary {
   entity?: string
   event_date?: string
   tags?: string[]
+  /** When it was last edited or added (RFC 3339). */
+  changed?: string
   /** The name the document is cited by, and recorded by in the cloud ledger. */
   cited?: string
   /** How often its text went to a cloud model; absent when never. */

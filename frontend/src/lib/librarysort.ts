@@ -1,0 +1,32 @@
+import type { DocumentSummary } from './types'
+
+/** The Library's sortable columns. */
+export type SortKey = 'title' | 'date' | 'key' | 'chunks'
+export type SortDir = 'asc' | 'desc'
+
+/** A document's date as the Library shows it: a record's own date, else the day it last changed. */
+export function docDate(d: DocumentSummary): string {
+  return d.event_date || (d.changed ?? '').slice(0, 10)
+}
+
+const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true })
+
+/**
+ * The documents ordered by one column. Titles and keys compare as people
+ * read them (case and accents aside, numbers by value); documents without a
+ * date or title go last either way; ties keep the order the store gave.
+ */
+export function sortDocs(docs: DocumentSummary[], key: SortKey, dir: SortDir): DocumentSummary[] {
+  const sign = dir === 'asc' ? 1 : -1
+  const value = (d: DocumentSummary): string | number =>
+    key === 'chunks' ? d.chunks : key === 'date' ? docDate(d) : key === 'key' ? d.key : d.title || ''
+  return docs
+    .map((d, i) => ({ d, i, v: value(d) }))
+    .sort((a, b) => {
+      const emptyA = a.v === '', emptyB = b.v === ''
+      if (emptyA !== emptyB) return emptyA ? 1 : -1
+      const c = typeof a.v === 'number' && typeof b.v === 'number' ? a.v - b.v : collator.compare(String(a.v), String(b.v))
+      return c !== 0 ? sign * c : a.i - b.i
+    })
+    .map((x) => x.d)
+}
