@@ -206,7 +206,7 @@ var filterParams = map[string]string{
 	"status":   "record status, e.g. rejected (kb_stats lists them)",
 	"entity":   "record entity: organisation or person",
 	"tags":     "comma-separated tags that must all be present",
-	"fields":   "x_<key>=value pairs for other frontmatter fields, comma-separated",
+	"fields":   "x_<key>=value pairs for other frontmatter fields, comma-separated; x_<key>~text (or entity~text) keeps those whose field contains the text",
 	// Zotero items (papers) carry these; kb_stats lists the values in use.
 	"collection": "a Zotero collection path, e.g. Thesis/Chapter 2: items filed in it or in a collection under it",
 	"year":       "a paper's year or range: 2021, 2019-2021, 2019-, -2021",
@@ -227,9 +227,16 @@ func filterArgs(args map[string]any) (kbtools.FilterArgs, error) {
 		if pair = strings.TrimSpace(pair); pair == "" {
 			continue
 		}
+		if key, value, ok := strings.Cut(pair, "~"); ok && !strings.Contains(key, "=") {
+			if a.Contains == nil {
+				a.Contains = map[string]string{}
+			}
+			a.Contains[key] = value
+			continue
+		}
 		key, value, ok := strings.Cut(pair, "=")
 		if !ok {
-			return a, errs.WithHint(errs.New(errs.Invalid, "search_kb", "bad field filter %q", pair), "write fields as x_<key>=value; kb_stats lists what exists")
+			return a, errs.WithHint(errs.New(errs.Invalid, "search_kb", "bad field filter %q", pair), "write fields as x_<key>=value, or x_<key>~text for a field that contains the text; kb_stats lists what exists")
 		}
 		if a.Fields == nil {
 			a.Fields = map[string]string{}

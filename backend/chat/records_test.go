@@ -63,6 +63,15 @@ func TestQueryRecordsListsRecordsByDateInOrder(t *testing.T) {
 	if got := strings.Join(order(out), " "); got != "2026-03-02 2026-03-05" {
 		t.Fatalf("everything about Borealis, oldest first:\n%s", out)
 	}
+	// "contains": every record whose entity has "or" in it, case aside…
+	out = ask(local, map[string]any{"category": "job_application", "fields": "entity~OR", "sort": "date_asc"})
+	if got := strings.Join(order(out), " "); got != "2026-03-02 2026-04-11" {
+		t.Fatalf("entity containing 'or' (Borealis, Dorado):\n%s", out)
+	}
+	// …and for a cloud model the private one is not there.
+	if out = ask(cloud, map[string]any{"fields": "entity~dorad"}); strings.Contains(out, "Dorado") {
+		t.Fatalf("a cloud model found a private record by a contains filter:\n%s", out)
+	}
 	ctx, _, _ := turnCtx()
 	bad, err := f.tools.Dispatch(ctx, local, call("query_records", map[string]any{"sort": "alphabetical"}), func(Event) {})
 	if err != nil || !bad.IsError || !strings.Contains(bad.Content, "date_desc") {

@@ -20,9 +20,12 @@ type Filter struct {
 	Status         string            // record status
 	Entity         string            // record entity
 	Fields         map[string]string // x_<key> = value (exact)
-	Tags           []string          // every tag must be present
-	Source         string
-	FilePath       string
+	// Contains keeps the rows whose field holds the text, ASCII case
+	// aside: an x_<key> field, or category, status or entity.
+	Contains map[string]string
+	Tags     []string // every tag must be present
+	Source   string
+	FilePath string
 	// Collection keeps the documents filed in the collection at this path
 	// ("Lab/Reviews") or in one under it: the "; "-separated paths of the
 	// x_collections field (Zotero items), compared without regard to ASCII
@@ -77,6 +80,15 @@ func (f Filter) where() (string, []any, error) {
 		clauses = append(clauses, `json_extract(c.extra, '$.`+k+`') = ?`)
 		args = append(args, f.Fields[k])
 	}
+	for _, k := range slices.Sorted(maps.Keys(f.Contains)) {
+		col, err := containsColumn(k)
+		if err != nil {
+			return "", nil, err
+		}
+		// SQLite's lower() folds ASCII only, as matches does.
+		clauses = append(clauses, "instr(lower(COALESCE("+col+", '')), ?) > 0")
+		args = append(args, asciiLower(f.Contains[k]))
+	}
 	for _, t := range f.Tags {
 		clauses = append(clauses, "instr(c.tags, ?) > 0")
 		args = append(args, "|"+strings.TrimSpace(t)+"|")
@@ -100,6 +112,33 @@ func (f Filter) where() (string, []any, error) {
 		}
 	}
 	return strings.Join(clauses, " AND "), args, nil
+}
+
+// containsColumns are the record columns a contains filter may name.
+var containsColumns = []string{"category", "status", "entity"}
+
+// containsColumn is the SQL expression of a field a contains filter names.
+func containsColumn(k string) (string, error) {
+	if slices.Contains(containsColumns, k) {
+		return "c." + k, nil
+	}
+	if !fieldKey.MatchString(k) {
+		return "", errs.New(errs.Invalid, "kb.Filter", "contains filter %q must be category, status, entity or an x_<key> name", k)
+	}
+	return `json_extract(c.extra, '$.` + k + `')`, nil
+}
+
+// containsValue is the value of a field a contains filter names, in memory.
+func (m *rowMeta) containsValue(k string) string {
+	switch k {
+	case "category":
+		return m.category
+	case "status":
+		return m.status
+	case "entity":
+		return m.entity
+	}
+	return m.extra[k]
 }
 
 // collectionKey is a collection path as filters compare it: trimmed of
@@ -152,6 +191,11 @@ func (f Filter) matches(m *rowMeta) bool {
 	}
 	for k, v := range f.Fields {
 		if got, ok := m.extra[k]; !ok || got != v {
+			return false
+		}
+	}
+	for k, v := range f.Contains {
+		if !strings.Contains(asciiLower(m.containsValue(k)), asciiLower(v)) {
 			return false
 		}
 	}

@@ -70,6 +70,9 @@ func TestInMemoryFilterEqualsSQLFilter(t *testing.T) {
 			f.Collection = pick("Lab", "lab/Reviews", " /Reading/ ", "Reviews", "La", "Lab/Reviews/2026")
 		}
 		if r.IntN(3) == 0 {
+			f.Contains = map[string]string{pick("x_venue", "entity", "status", "x_a", CollectionsField): pick("neur", "ACM", "cme", "ICML", "lied", "Lab/", "1", "")}
+		}
+		if r.IntN(3) == 0 {
 			f.YearFrom, f.YearTo = []int{0, 2020, 2021}[r.IntN(3)], []int{0, 2020, 2021}[r.IntN(3)]
 		}
 		where, args, err := f.where()

@@ -20,6 +20,9 @@ type FilterArgs struct {
 	Entity   string            // organisation or person
 	Tags     []string          // every one must be present
 	Fields   map[string]string // x_<key> = value
+	// Contains: the field (x_<key>, category, status or entity) holds
+	// the text, ASCII case aside.
+	Contains map[string]string
 	// Collection is a collection path ("Lab/Reviews"): what is filed in it
 	// or under it (Zotero items).
 	Collection string
@@ -57,6 +60,19 @@ func (a FilterArgs) Filter(op string) (kb.Filter, error) {
 			f.Fields = map[string]string{}
 		}
 		f.Fields[key] = strings.TrimSpace(value)
+	}
+	for key, value := range a.Contains {
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if value == "" {
+			continue
+		}
+		if key != "category" && key != "status" && key != "entity" && !strings.HasPrefix(key, "x_") {
+			key = "x_" + key
+		}
+		if f.Contains == nil {
+			f.Contains = map[string]string{}
+		}
+		f.Contains[key] = value
 	}
 	return f, nil
 }

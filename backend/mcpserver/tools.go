@@ -22,6 +22,7 @@ type Filters struct {
 	Entity   string            `json:"entity,omitempty" jsonschema:"record entity: the organisation or person a record is about"`
 	Tags     []string          `json:"tags,omitempty" jsonschema:"tags that must all be present"`
 	Fields   map[string]string `json:"fields,omitempty" jsonschema:"other frontmatter fields that must match exactly, keyed x_<field>, e.g. {\"x_location\": \"Berlin\"}"`
+	Contains map[string]string `json:"contains,omitempty" jsonschema:"fields that must contain a text (case aside), keyed x_<field>, category, status or entity, e.g. {\"entity\": \"tanaka\"}"`
 	// Zotero items (papers) carry these.
 	Collection string `json:"collection,omitempty" jsonschema:"a Zotero collection path, e.g. Thesis/Chapter 2: items filed in it or in a collection under it"`
 	Year       string `json:"year,omitempty" jsonschema:"a paper's year or range: 2021, 2019-2021, 2019-, -2021"`
@@ -29,7 +30,7 @@ type Filters struct {
 }
 
 func (f Filters) args() kbtools.FilterArgs {
-	return kbtools.FilterArgs{Kind: f.Kind, Category: f.Category, Status: f.Status, Entity: f.Entity, Tags: f.Tags, Fields: f.Fields,
+	return kbtools.FilterArgs{Kind: f.Kind, Category: f.Category, Status: f.Status, Entity: f.Entity, Tags: f.Tags, Fields: f.Fields, Contains: f.Contains,
 		Collection: f.Collection, Year: f.Year, ItemType: f.ItemType}
 }
 

@@ -179,6 +179,13 @@ func TestRecordsByFieldAndDate(t *testing.T) {
 	if dates(out) != "2026-03-02" {
 		t.Fatalf("by a frontmatter field, until March, one:\n%s", out)
 	}
+	out, _ = run(t, cfg, "", "records", "--where", "entity~OREA", "--where", "city~erl")
+	if dates(out) != "2026-03-02" {
+		t.Fatalf("entity and a field containing a text:\n%s", out)
+	}
+	if _, err := run(t, cfg, "", "records", "--where", "entity~"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("--where FIELD~ without a text: %v", err)
+	}
 	if _, err := run(t, cfg, "", "records", "--where", "category"); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("--where without =: %v", err)
 	}

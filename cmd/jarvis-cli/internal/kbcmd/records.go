@@ -89,10 +89,20 @@ func runRecords(ctx context.Context, io *iostreams.IO, k *kbtools.KB, o *records
 func whereArgs(op string, where []string) (kbtools.FilterArgs, error) {
 	args := kbtools.FilterArgs{Fields: map[string]string{}}
 	for _, w := range where {
+		if field, text, ok := strings.Cut(w, "~"); ok && !strings.Contains(field, "=") {
+			if field, text = strings.TrimSpace(field), strings.TrimSpace(text); field == "" || text == "" {
+				return args, errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD~TEXT", w), "e.g. --where entity~tanaka")
+			}
+			if args.Contains == nil {
+				args.Contains = map[string]string{}
+			}
+			args.Contains[field] = text
+			continue
+		}
 		field, value, ok := strings.Cut(w, "=")
 		field, value = strings.TrimSpace(field), strings.TrimSpace(value)
 		if !ok || field == "" || value == "" {
-			return args, errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD=VALUE", w), "e.g. --where category=meeting or --where year=2019-2021")
+			return args, errs.WithHint(errs.New(errs.Invalid, op, "--where %q is not FIELD=VALUE", w), "e.g. --where category=meeting, --where year=2019-2021 or --where entity~tanaka")
 		}
 		switch field {
 		case "category":
@@ -126,4 +136,4 @@ func whereFilter(op string, where []string) (kb.Filter, error) {
 }
 
 // whereHelp is the --where flag's help, the same wherever it appears.
-const whereHelp = "FIELD=VALUE, repeatable: category, status, entity, tag, collection (Zotero, with the collections under it), year (2021 or 2019-2021), item_type, or any frontmatter field"
+const whereHelp = "FIELD=VALUE, repeatable: category, status, entity, tag, collection (Zotero, with the collections under it), year (2021 or 2019-2021), item_type, or any frontmatter field; FIELD~TEXT: the field contains TEXT (case aside)"
