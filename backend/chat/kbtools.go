@@ -362,9 +362,6 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 	return renderListing(docs, "records", kbtools.RecordLine), fmt.Sprintf("found %d records", len(docs)), nil
 }
 
-// timelineExcerptChars caps each mention's passage in a timeline.
-const timelineExcerptChars = 300
-
 func (k *KB) timeline(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
 	entity := strings.TrimSpace(str(args, "entity"))
 	items, err := k.Timeline(ctx, kbCaller(ctx, s), entity, intArg(args, "limit", 50))
@@ -382,11 +379,7 @@ func (k *KB) timeline(ctx context.Context, s *Session, args map[string]any) (str
 			fmt.Fprintf(&b, " — record: %s\n", kbtools.SummaryIdentity(it.Doc))
 			continue
 		}
-		excerpt := strings.Join(strings.Fields(it.Excerpt), " ")
-		if r := []rune(excerpt); len(r) > timelineExcerptChars {
-			excerpt = string(r[:timelineExcerptChars]) + "…"
-		}
-		fmt.Fprintf(&b, " (%s) — names it: %s\n", it.Doc.DocType, excerpt)
+		fmt.Fprintf(&b, " (%s) — names it: %s\n", it.Doc.DocType, it.Excerpt)
 	}
 	return fmt.Sprintf("Timeline of %s, %d items, oldest first:\n%s\n%s\n%s", entity, len(items), BeginData, strings.TrimSpace(b.String()), EndData),
 		fmt.Sprintf("timeline of %s: %d items", entity, len(items)), nil

@@ -282,6 +282,11 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 		return 0, errSnapshot
 	}
 	nStr, nRows, nTerms := next(), next(), next()
+	// Every string, row and term takes at least 8 bytes: a count beyond
+	// what the file holds is a foreign file, not a huge allocation.
+	if most := uint64(len(p) / 8); nStr > most || nRows > most || nTerms > most {
+		return 0, errSnapshot
+	}
 	strList := make([]string, nStr)
 	for i := range strList {
 		n := next()
@@ -309,11 +314,14 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 	ix.dead = make(bitset, (len(ix.rows)+63)/64)
 	ix.post = make([][]posting, nTerms)
 	for t := range ix.post {
-		n := int(next())
+		n := next()
 		if n == 0 {
 			continue
 		}
-		ps := postingsAt(p[:8*n], n)
+		if n > uint64(len(p)/8) {
+			panic("postings past the end")
+		}
+		ps := postingsAt(p[:8*n], int(n))
 		for _, q := range ps {
 			if uint32(q.row) >= uint32(nRows) {
 				panic("posting past the rows")

@@ -71,6 +71,18 @@ func TestPrepareRemoveWhereListsEveryMatchAndRemovesOnlyThose(t *testing.T) {
 		!strings.Contains(r.Preview, "garden/compost.md") || strings.Count(r.Preview, RemoveNotice) != 2 {
 		t.Fatalf("docs %d, preview:\n%s", len(r.Docs), r.Preview)
 	}
+	// A note that starts matching after the preview stops the removal.
+	stale := r
+	if err := k.Store.Commit([]kb.Chunk{{Content: "new", EmbedText: "new", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: kb.SourceVault, FilePath: "garden/new.md"}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := k.Remove(ctx, stale); !errs.Is(err, errs.Conflict) || n != 0 {
+		t.Fatalf("a stale preview removed %d (%v)", n, err)
+	}
+	r, err = k.PrepareRemoveWhere(ctx, Caller{Cloud: true}, f, "source = vault")
+	if err != nil || len(r.Docs) != 3 {
+		t.Fatalf("%v, %d docs", err, len(r.Docs))
+	}
 	n, err := k.Remove(ctx, r)
 	if err != nil || n == 0 {
 		t.Fatalf("removed %d, %v", n, err)

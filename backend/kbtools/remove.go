@@ -120,7 +120,36 @@ func (k *KB) Remove(ctx context.Context, r Removal) (int, error) {
 	if r.Ref == "" {
 		return 0, errs.New(errs.Invalid, "remove_document", "nothing was prepared for removal")
 	}
+	if len(r.Docs) > 0 {
+		// A filter removal takes what the human saw: if a sync changed
+		// what the filter matches since, nothing goes.
+		now, err := k.Store.List(ctx, r.where, MaxRemovedAtOnce+1)
+		if err != nil {
+			return 0, err
+		}
+		if !sameDocs(now, r.Docs) {
+			return 0, errs.WithHint(errs.New(errs.Conflict, "kb remove", "what %s matches changed since the preview; nothing was removed", r.Ref), "run the removal again to see the new list")
+		}
+	}
 	return k.Store.DeleteWhere(ctx, r.where)
+}
+
+// sameDocs says two listings name the same documents with the same chunk
+// counts, in any order.
+func sameDocs(a, b []kb.DocumentSummary) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, d := range a {
+		seen[d.Key] = d.Chunks
+	}
+	for _, d := range b {
+		if n, ok := seen[d.Key]; !ok || n != d.Chunks {
+			return false
+		}
+	}
+	return true
 }
 
 // VaultPath is the vault-relative path of a removal's note ("" when the

@@ -26,14 +26,40 @@ type Found struct {
 	Mode   kb.Mode  // how it ran (keyword, hybrid, reranked)
 }
 
+// MaxPersonResults caps one search by a person: far more than a screen
+// holds, and still a bounded allocation.
+const MaxPersonResults = 1000
+
 // Search ranks the chunks inside the filter the caller may see, and hands
 // them to it. For a cloud caller the pool holds public chunks only, so the
 // ranking is the one a store without private notes would give; the private
 // matches a full search would have returned are counted in the ledger.
 func (k *KB) Search(ctx context.Context, c Caller, a SearchArgs) (Found, error) {
+	found, unscoped, err := k.search(ctx, c, a)
+	if err != nil {
+		return Found{}, err
+	}
+	withheld := 0
+	for _, h := range unscoped {
+		if h.Chunk.Meta.Visibility == kb.Private {
+			withheld++
+		}
+	}
+	c.withheld(withheld)
+	c.hand(found.Chunks)
+	return found, nil
+}
+
+// search ranks as Search does, handing nothing to the caller; for a cloud
+// caller with a ledger it also returns the ranking over everything, from
+// which what was kept back is counted.
+func (k *KB) search(ctx context.Context, c Caller, a SearchArgs) (Found, []kb.Hit, error) {
 	n := a.N
-	if n <= 0 || (n > MaxResults && !c.Person) {
+	switch {
+	case n <= 0 || (n > MaxResults && !c.Person):
 		n = max(k.NResults, 1)
+	case n > MaxPersonResults:
+		n = MaxPersonResults
 	}
 	ask := n
 	if a.ExcludeSource != "" {
@@ -47,16 +73,7 @@ func (k *KB) Search(ctx context.Context, c Caller, a SearchArgs) (Found, error) 
 	}
 	results, err := k.Searcher.SearchEach(ctx, a.Query, ask, filters...)
 	if err != nil {
-		return Found{}, err
-	}
-	if counting {
-		withheld := 0
-		for _, h := range results[1].Hits {
-			if h.Chunk.Meta.Visibility == kb.Private {
-				withheld++
-			}
-		}
-		c.withheld(withheld)
+		return Found{}, nil, err
 	}
 	var found Found
 	for _, h := range results[0].Hits {
@@ -66,6 +83,9 @@ func (k *KB) Search(ctx context.Context, c Caller, a SearchArgs) (Found, error) 
 		}
 	}
 	found.Mode = results[0].Mode
-	c.hand(found.Chunks)
-	return found, nil
+	var unscoped []kb.Hit
+	if counting {
+		unscoped = results[1].Hits
+	}
+	return found, unscoped, nil
 }

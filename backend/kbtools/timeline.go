@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -34,7 +36,9 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 	if limit <= 0 || (limit > MaxListed && !c.Person) {
 		limit = 50
 	}
-	records, err := k.Query(ctx, c, kb.Filter{Entity: entity}, kb.ListOptions{Limit: limit, Sort: kb.ByDateAsc})
+	// Nothing is handed to the caller until the items are chosen: what it
+	// is given, and so cites and becomes private by, is what it sees.
+	records, err := k.Store.ListWith(ctx, c.Scope(kb.Filter{Entity: entity}), kb.ListOptions{Limit: limit, Sort: kb.ByDateAsc})
 	if err != nil {
 		return nil, err
 	}
@@ -45,23 +49,24 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 		items = append(items, TimelineItem{Date: dayOf(d.EventDate, d.Changed), Doc: d, Record: true,
 			Citation: Citation{Source: SummaryCiteName(d), Title: d.Title, FilePath: d.FilePath}})
 	}
-	found, err := k.Search(ctx, c, SearchArgs{Query: entity, N: MaxResults})
+	// Mentions: the name by keyword, past the records that use up hits.
+	found, unscoped, err := k.search(ctx, c, SearchArgs{Query: entity, N: max(MaxResults, limit) + len(records)})
 	if err != nil {
 		return nil, err
 	}
-	name := strings.ToLower(entity)
 	for _, ch := range found.Chunks {
 		m := ch.Meta
 		key := cmp.Or(m.FilePath, m.Source)
-		// A mention names the entity; a passage that is only similar in
-		// meaning is not one.
-		if seen[key] || !strings.Contains(strings.ToLower(ch.Content+" "+m.Title), name) {
+		at := nameAt(ch.Content+"\n"+m.Title, entity)
+		// A mention names the entity; a passage only similar in meaning,
+		// or one where the name is part of another word, is not one.
+		if seen[key] || at < 0 {
 			continue
 		}
 		seen[key] = true
 		d := kb.DocumentSummary{Key: key, DocType: m.DocType, Visibility: m.Visibility, Source: m.Source, FilePath: m.FilePath, Title: m.Title,
 			Authors: m.Authors, DOI: m.DOI, Category: m.Category, Status: m.Status, Entity: m.Entity, EventDate: m.EventDate, Changed: cmp.Or(m.ModifiedAt, m.DateAdded)}
-		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: ch.Content, Citation: CitationOf(ch)})
+		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: around(ch.Content, at, TimelineExcerptChars), Citation: CitationOf(ch)})
 	}
 	// Oldest first; undated items last, records before mentions.
 	slices.SortStableFunc(items, func(a, b TimelineItem) int {
@@ -71,12 +76,83 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 		return cmp.Compare(a.Date, b.Date)
 	})
 	items = items[:min(len(items), limit)]
-	if c.Ledger != nil {
-		for _, it := range items {
+	for _, it := range items {
+		c.saw(it.Doc.Visibility)
+		if c.Ledger != nil {
 			c.Ledger.Add(it.Citation)
 		}
 	}
+	if c.Cloud {
+		c.withheld(k.privateAbout(ctx, entity, unscoped))
+	}
 	return items, nil
+}
+
+// privateAbout counts, for the user, the private records filed under an
+// entity and the private passages that name it: what a cloud caller's
+// timeline kept back.
+func (k *KB) privateAbout(ctx context.Context, entity string, hits []kb.Hit) int {
+	records, err := k.Store.List(ctx, kb.Filter{Entity: entity, Visibility: []string{kb.Private}}, MaxListed)
+	if err != nil {
+		return 0 // a count for the user's display only; the timeline stands
+	}
+	n := len(records)
+	for _, h := range hits {
+		if h.Chunk.Meta.Visibility == kb.Private && h.Chunk.Meta.Entity != entity && nameAt(h.Chunk.Content+"\n"+h.Chunk.Meta.Title, entity) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TimelineExcerptChars is about how much of a mention's passage a timeline
+// gives, centred on the name.
+const TimelineExcerptChars = 300
+
+// nameAt is the byte offset where text names the entity as a whole word
+// (Unicode case folded), or -1.
+func nameAt(text, name string) int {
+	lower, want := strings.ToLower(text), strings.ToLower(name)
+	for from := 0; from < len(lower); {
+		i := strings.Index(lower[from:], want)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(lower[:i])
+		after, _ := utf8.DecodeRuneInString(lower[i+len(want):])
+		if !isWordRune(before) && !isWordRune(after) {
+			return i
+		}
+		from = i + len(want)
+	}
+	return -1
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// around is about width characters of text centred on byte offset at (a
+// rune boundary), whitespace collapsed, marked with … where cut. (ToLower
+// can change byte lengths: at is clamped to text.)
+func around(text string, at, width int) string {
+	at = min(max(at, 0), len(text))
+	for at > 0 && !utf8.RuneStart(text[at]) {
+		at--
+	}
+	before, after := []rune(text[:at]), []rune(text[at:])
+	keep := width / 3
+	start := max(0, len(before)-keep)
+	end := min(len(after), width-(len(before)-start))
+	out := strings.Join(strings.Fields(string(before[start:])+string(after[:end])), " ")
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(after) {
+		out += "…"
+	}
+	return out
 }
 
 // dayOf is the date an item is placed at: the record's own date, else the

@@ -90,3 +90,31 @@ func TestTimelineOfACloudCallerHoldsNoPrivateItem(t *testing.T) {
 		t.Errorf("%d items, ledger %+v; want 3 public items and 1 withheld", len(items), l)
 	}
 }
+
+// A timeline hands the caller only the items it returns: a short one
+// that leaves out the private diary neither cites it nor makes the caller
+// private.
+func TestTimelineHandsOnlyWhatItReturns(t *testing.T) {
+	k, ctx := timelineKB(t), context.Background()
+	var l ledger
+	items, err := k.Timeline(ctx, Caller{Ledger: &l}, "Tanaka", 1)
+	if err != nil || len(items) != 1 || items[0].Doc.FilePath != "meetings/first.md" {
+		t.Fatalf("%v %+v", err, items)
+	}
+	if l.private || len(l.cites) != 1 {
+		t.Errorf("ledger = %+v: want the one item cited, the caller not private", l)
+	}
+}
+
+func TestNameAtMatchesWholeWordsAndTheExcerptHoldsTheName(t *testing.T) {
+	for text, want := range map[string]int{"I like Li.": 7, "Li": 0, "likely": -1, "Dr. LI, and more": 4, "Élise met li": 11, "Lisbon": -1} {
+		if got := nameAt(text, "Li"); got != want {
+			t.Errorf("nameAt(%q, Li) = %d, want %d", text, got, want)
+		}
+	}
+	long := strings.Repeat("filler words here ", 40) + "then Tanaka spoke " + strings.Repeat("more words after ", 40)
+	ex := around(long, nameAt(long, "Tanaka"), TimelineExcerptChars)
+	if !strings.Contains(ex, "Tanaka spoke") || !strings.HasPrefix(ex, "…") || !strings.HasSuffix(ex, "…") || len([]rune(ex)) > TimelineExcerptChars+2 {
+		t.Errorf("excerpt = %q", ex)
+	}
+}

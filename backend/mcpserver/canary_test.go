@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,6 +51,43 @@ func newCanaryFixture(t *testing.T, private bool) *fixture {
 		}
 	}
 	return newFixtureOf(t, false, notes)
+}
+
+// unordered puts the listed documents of an answer (JSON, also JSON inside
+// a text block) in source order. Listings come newest added first, to the
+// second: the two worlds are indexed at different moments, and a second
+// boundary falling inside one of them reorders its notes.
+func unordered(raw []byte) []byte {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if text, ok := e.(string); ok && k == "text" && strings.HasPrefix(text, "{") {
+					x[k] = string(unordered([]byte(text)))
+					continue
+				}
+				x[k] = walk(e)
+			}
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+			id := func(e any) string {
+				m, _ := e.(map[string]any)
+				s, _ := m["uri"].(string)
+				return s
+			}
+			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(id(a), id(b)) })
+		}
+		return v
+	}
+	out, _ := json.Marshal(walk(v))
+	return out
 }
 
 var (
@@ -144,6 +183,9 @@ func TestNoPrivateCanaryReachesAnMCPClient(t *testing.T) {
 			continue
 		}
 		a = bytes.ReplaceAll(a, []byte(draft), []byte("d-000000000000"))
+		if strings.HasPrefix(key, "list_documents") || strings.HasPrefix(key, "recent") || key == "resources/list" {
+			a, b = unordered(a), unordered(b)
+		}
 		if !bytes.Equal(mask(a), mask(b)) {
 			t.Errorf("%s differs with private material present:\nwith:    %s\nwithout: %s", key, mask(a), mask(b))
 		}
