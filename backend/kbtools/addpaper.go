@@ -1,6 +1,7 @@
 package kbtools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -95,7 +96,7 @@ func (k *KB) AddPaper(ctx context.Context, c Caller, p *Papers, a AddArgs) (Adde
 			return Added{}, err
 		}
 		paper.Source = rp.Source
-		title := firstSet(paper.Title, rp.Title)
+		title := cmp.Or(paper.Title, rp.Title)
 		if q, err := k.duplicateQuestion(ctx, c, rp.Source, title, a.AllowDuplicate); err != nil || q != "" {
 			return Added{Question: q, Why: "duplicate"}, err
 		}
@@ -224,11 +225,4 @@ func modeQuestion(paper string) string {
 		"as a summary (the model writes a summary of the paper, which is what gets searched; needs a model and costs one call) "+
 		"or as full text (every page searchable and quotable with page numbers, no model needed). "+
 		"Then call add_document again with mode=summary or mode=full_text. Use summary without asking only if the user said to use the default.", paper)
-}
-
-func firstSet(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
@@ -49,24 +50,28 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 		items = append(items, TimelineItem{Date: dayOf(d.EventDate, d.Changed), Doc: d, Record: true,
 			Citation: Citation{Source: SummaryCiteName(d), Title: d.Title, FilePath: d.FilePath}})
 	}
-	// Mentions: the name by keyword, past the records that use up hits.
-	found, unscoped, err := k.search(ctx, c, SearchArgs{Query: entity, N: max(MaxResults, limit) + len(records)})
+	// Mentions: the name by keyword, past the records that use up hits
+	// (a model's search stays within MaxResults).
+	n := MaxResults
+	if c.Person {
+		n = max(MaxResults, limit) + len(records)
+	}
+	found, unscoped, err := k.search(ctx, c, SearchArgs{Query: entity, N: n})
 	if err != nil {
 		return nil, err
 	}
 	for _, ch := range found.Chunks {
 		m := ch.Meta
 		key := cmp.Or(m.FilePath, m.Source)
-		at := nameAt(ch.Content+"\n"+m.Title, entity)
 		// A mention names the entity; a passage only similar in meaning,
 		// or one where the name is part of another word, is not one.
-		if seen[key] || at < 0 {
+		if seen[key] || nameAt(ch.Content+"\n"+m.Title, entity) < 0 {
 			continue
 		}
 		seen[key] = true
 		d := kb.DocumentSummary{Key: key, DocType: m.DocType, Visibility: m.Visibility, Source: m.Source, FilePath: m.FilePath, Title: m.Title,
 			Authors: m.Authors, DOI: m.DOI, Category: m.Category, Status: m.Status, Entity: m.Entity, EventDate: m.EventDate, Changed: cmp.Or(m.ModifiedAt, m.DateAdded)}
-		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: around(ch.Content, at, TimelineExcerptChars), Citation: CitationOf(ch)})
+		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: analysis.Plain(analysis.Excerpt(ch.Content, entity, TimelineExcerptChars)), Citation: CitationOf(ch)})
 	}
 	// Oldest first; undated items last, records before mentions.
 	slices.SortStableFunc(items, func(a, b TimelineItem) int {
@@ -106,7 +111,7 @@ func (k *KB) privateAbout(ctx context.Context, entity string, hits []kb.Hit) int
 }
 
 // TimelineExcerptChars is about how much of a mention's passage a timeline
-// gives, centred on the name.
+// gives, around the name.
 const TimelineExcerptChars = 300
 
 // nameAt is the byte offset where text names the entity as a whole word
@@ -129,30 +134,12 @@ func nameAt(text, name string) int {
 	return -1
 }
 
+// isWordRune says r would join a name beside it into a longer word.
+// Scripts written without spaces (Chinese, Japanese, Thai) join nothing:
+// 田中さん names 田中.
 func isWordRune(r rune) bool {
-	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
-}
-
-// around is about width characters of text centred on byte offset at (a
-// rune boundary), whitespace collapsed, marked with … where cut. (ToLower
-// can change byte lengths: at is clamped to text.)
-func around(text string, at, width int) string {
-	at = min(max(at, 0), len(text))
-	for at > 0 && !utf8.RuneStart(text[at]) {
-		at--
-	}
-	before, after := []rune(text[:at]), []rune(text[at:])
-	keep := width / 3
-	start := max(0, len(before)-keep)
-	end := min(len(after), width-(len(before)-start))
-	out := strings.Join(strings.Fields(string(before[start:])+string(after[:end])), " ")
-	if start > 0 {
-		out = "…" + out
-	}
-	if end < len(after) {
-		out += "…"
-	}
-	return out
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) &&
+		!unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
 }
 
 // dayOf is the date an item is placed at: the record's own date, else the

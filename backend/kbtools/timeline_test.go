@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
@@ -112,9 +113,26 @@ func TestNameAtMatchesWholeWordsAndTheExcerptHoldsTheName(t *testing.T) {
 			t.Errorf("nameAt(%q, Li) = %d, want %d", text, got, want)
 		}
 	}
+	if got := nameAt("昨日田中さんと会った", "田中"); got != len("昨日") {
+		t.Errorf("a Japanese name in running text: %d", got)
+	}
 	long := strings.Repeat("filler words here ", 40) + "then Tanaka spoke " + strings.Repeat("more words after ", 40)
-	ex := around(long, nameAt(long, "Tanaka"), TimelineExcerptChars)
+	ex := analysis.Plain(analysis.Excerpt(long, "Tanaka", TimelineExcerptChars))
 	if !strings.Contains(ex, "Tanaka spoke") || !strings.HasPrefix(ex, "…") || !strings.HasSuffix(ex, "…") || len([]rune(ex)) > TimelineExcerptChars+2 {
 		t.Errorf("excerpt = %q", ex)
+	}
+}
+
+// A model's timeline finds the mentions however few results its searches
+// default to: the mention search is not cut to the configured n_results.
+func TestATimelineSearchesPastTheDefaultResultCount(t *testing.T) {
+	k, ctx := timelineKB(t), context.Background()
+	k.NResults = 1
+	items, err := k.Timeline(ctx, Caller{}, "Tanaka", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 4 {
+		t.Fatalf("%d items, want the 2 records and the 2 mentions: %+v", len(items), items)
 	}
 }
