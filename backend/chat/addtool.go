@@ -61,9 +61,9 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 		return "", "", err
 	}
 	switch added.Why {
-	case "duplicate":
+	case kbtools.AskedDuplicate:
 		return added.Question, "duplicate: asking the user", nil
-	case "mode":
+	case kbtools.AskedMode:
 		return added.Question, "asking the user how to store the paper", nil
 	}
 	res := added.Result

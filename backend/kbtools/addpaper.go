@@ -39,10 +39,16 @@ type AddArgs struct {
 // or what was added.
 type Added struct {
 	Question string // non-empty: nothing was added; ask the human this
-	Why      string // a short reason for the log: "duplicate", "mode"
+	Why      string // why it asks: AskedDuplicate or AskedMode
 	Result   ingest.Result
 	Mode     string
 }
+
+// Why an add asks the human instead of adding.
+const (
+	AskedDuplicate = "duplicate" // the paper looks like one already stored
+	AskedMode      = "mode"      // summary or full text was not chosen
+)
 
 // AddPaper adds a paper, always public, as the human chose: from arXiv or
 // bioRxiv, or a local PDF. Without a mode, or when the paper looks like
@@ -98,10 +104,10 @@ func (k *KB) AddPaper(ctx context.Context, c Caller, p *Papers, a AddArgs) (Adde
 		paper.Source = rp.Source
 		title := cmp.Or(paper.Title, rp.Title)
 		if q, err := k.duplicateQuestion(ctx, c, rp.Source, title, a.AllowDuplicate); err != nil || q != "" {
-			return Added{Question: q, Why: "duplicate"}, err
+			return Added{Question: q, Why: AskedDuplicate}, err
 		}
 		if a.Mode == "" {
-			return Added{Question: modeQuestion(title), Why: "mode"}, nil
+			return Added{Question: modeQuestion(title), Why: AskedMode}, nil
 		}
 		dir, err := os.MkdirTemp("", "jarvis-add-")
 		if err != nil {
@@ -144,7 +150,7 @@ func (k *KB) AddPaper(ctx context.Context, c Caller, p *Papers, a AddArgs) (Adde
 			return Added{}, noPDF
 		}
 		if a.Mode == "" {
-			return Added{Question: modeQuestion(filepath.Base(src)), Why: "mode"}, nil
+			return Added{Question: modeQuestion(filepath.Base(src)), Why: AskedMode}, nil
 		}
 		paper.Path = src
 		status("reading and indexing " + filepath.Base(src))
@@ -153,7 +159,7 @@ func (k *KB) AddPaper(ctx context.Context, c Caller, p *Papers, a AddArgs) (Adde
 		}
 		// A local PDF: check now that the title is known.
 		if q, err := k.duplicateQuestion(ctx, c, res.Source, res.Title, a.AllowDuplicate); err != nil || q != "" {
-			return Added{Question: q, Why: "duplicate"}, err
+			return Added{Question: q, Why: AskedDuplicate}, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
