@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"runtime"
@@ -368,19 +369,20 @@ func (l *Library) ViewSource(c chat.Citation, page int) (SourceView, error) {
 			return v, nil
 		}
 	}
-	s, err := l.store()
+	k, err := l.tools()
 	if err != nil {
 		return v, err
 	}
-	chunks, err := s.Document(context.Background(), kb.DocRef(c.Source).Filter())
-	if err == nil && len(chunks) == 0 && c.FilePath != "" {
-		chunks, err = s.Document(context.Background(), kb.Filter{FilePath: c.FilePath})
+	// The chat's own lookup order, then the file the citation names.
+	chunks, err := k.FindDocument(context.Background(), window, "library", cmp.Or(c.Source, c.FilePath))
+	if errs.Is(err, errs.NotFound) && c.Source != "" && c.FilePath != "" {
+		chunks, err = k.FindDocument(context.Background(), window, "library", c.FilePath)
+	}
+	if errs.Is(err, errs.NotFound) {
+		return v, errs.New(errs.NotFound, "library", "%s is no longer in the knowledge base", cmp.Or(c.Source, c.FilePath))
 	}
 	if err != nil {
 		return v, err
-	}
-	if len(chunks) == 0 {
-		return v, errs.New(errs.NotFound, "library", "%s is no longer in the knowledge base", c.Source)
 	}
 	for _, ch := range chunks {
 		v.Chunks = append(v.Chunks, SourceChunk{ID: ch.ID, Text: ch.Content})

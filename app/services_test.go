@@ -551,3 +551,42 @@ func TestScreenshotIsFoundAndOpensBoxed(t *testing.T) {
 		t.Fatalf("the image must open with the passage boxed: %v pages %d marks %+v", err, v.Pages, v.Marks)
 	}
 }
+
+// A document gone from disk is still shown from its stored text, named the
+// way the Library keys it (a local PDF by its file path), in the chat's
+// lookup order.
+func TestViewSourceFindsByLibraryKeyWhenTheFileIsGone(t *testing.T) {
+	events := make(chan any, 64)
+	s, _ := services(t)
+	s.core.ops.Emit = func(o ops.Op) { events <- o }
+	src, _ := os.ReadFile("../backend/pdf/testdata/paper.pdf")
+	paper := filepath.Join(t.TempDir(), "paper.pdf")
+	if err := os.WriteFile(paper, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Library.Add(paper, true, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := waitOp(t, events, id); final.State != ops.Done {
+		t.Fatalf("%+v", final)
+	}
+	docs, err := s.Library.Documents("papers", "")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	if err := os.Remove(paper); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Library.ViewSource(chat.Citation{Source: docs[0].Key}, 0)
+	if err != nil || len(v.Chunks) == 0 || v.Image != "" {
+		t.Fatalf("stored text by the library key %q: %v %+v", docs[0].Key, err, v)
+	}
+	var body string
+	for _, c := range v.Chunks {
+		body += c.Text
+	}
+	if !strings.Contains(body, "cutting memory") {
+		t.Fatalf("the paper's text is missing: %q", body)
+	}
+}

@@ -3,7 +3,10 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,8 +178,18 @@ func TestEachAttemptOfARetriedRequestIsItsOwnRecord(t *testing.T) {
 	}
 }
 
+// BenchmarkLedgerOverheadPerRequest also reports what a record costs on
+// disk: a chat turn's request of about 10 KB, its body kept for 30 days or
+// not at all (keep_days = 0).
 func BenchmarkLedgerOverheadPerRequest(b *testing.B) {
-	l, err := ledger.Open(b.TempDir(), 30)
+	for _, keep := range []int{30, 0} {
+		b.Run(fmt.Sprintf("keep_days=%d", keep), func(b *testing.B) { benchLedger(b, keep) })
+	}
+}
+
+func benchLedger(b *testing.B, keepDays int) {
+	dir := b.TempDir()
+	l, err := ledger.Open(dir, keepDays)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,4 +209,16 @@ func BenchmarkLedgerOverheadPerRequest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	matches, _ := filepath.Glob(filepath.Join(dir, ledger.FileName+"*"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil {
+			size += fi.Size()
+		}
+	}
+	b.ReportMetric(float64(size)/float64(b.N), "disk-B/record")
 }

@@ -146,6 +146,7 @@ func startDemo(home string) (func(), error) {
 		stop()
 		return nil, err
 	}
+	fmt.Printf("model server: %s\n", llmURL) // the e2e test reads what the cloud model was sent
 	return stop, nil
 }
 
@@ -253,6 +254,8 @@ func seed(home, llmURL string) error {
 	for _, kv := range [][3]string{
 		{"vault", "path", vault}, {"rag", "embed_model", emb}, {"rag", "rerank_model", rr},
 		{"chat", "provider", "ollama"}, {"chat", "ollama_url", llmURL}, {"chat", "ollama_model", "demo"},
+		// The cloud model a session can switch to: the same brain, on loopback.
+		{"chat", "anthropic_model", cloudModel}, {"anthropic", "base_url", llmURL}, {"anthropic", "api_key", "sk-ant-demo-not-a-real-key-0000000000"},
 	} {
 		if err := config.SetIn(home, kv[0], kv[1], kv[2]); err != nil {
 			return err
@@ -319,6 +322,7 @@ var sourceRE = regexp.MustCompile(`\[source: ([^\]]+)\]`)
 // streaming format.
 func startBrain() (string, func(), error) {
 	mux := http.NewServeMux()
+	serveAnthropic(mux)
 	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{"models": []any{map[string]any{"name": "demo"}}})
 	})

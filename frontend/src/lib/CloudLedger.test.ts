@@ -51,6 +51,18 @@ describe('Settings → Sent to the cloud', () => {
     expect(screen.queryByTestId('ledger-body')).not.toBeNull()
   })
 
+  it('reads the records again each time the view is shown again', async () => {
+    let calls = 0
+    const w = fakeBackend({ 'Settings.AskBeforeSending': () => false, 'Settings.Ledger': () => (++calls === 1 ? [records[1]] : records) })
+    const view = render(CloudLedger, { props: { backend: w.backend, active: true } })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(1))
+    await view.rerender({ backend: w.backend, active: false })
+    expect(calls).toBe(1) // hidden: nothing is read
+    await view.rerender({ backend: w.backend, active: true })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(2))
+    expect(calls).toBe(2)
+  })
+
   it('says an incomplete request may have arrived, and that nothing matched', async () => {
     const w = fakeBackend({ 'Settings.AskBeforeSending': () => false, 'Settings.Ledger': (f: LedgerFilter) => (f.session ? [] : [records[1]]) })
     render(CloudLedger, { props: { backend: w.backend } })
