@@ -50,6 +50,10 @@ type DocumentRow struct {
 	Sent  *ledger.Sent `json:"sent,omitempty"`
 }
 
+// LibraryMax is how many documents the Library lists at once: every one
+// of a large library (the window's list is virtualised).
+const LibraryMax = 100_000
+
 // Documents lists documents of a kind (papers, notes, chat, all), narrowed
 // by a case-insensitive title/key filter, each with what the ledger says
 // was sent of it.
@@ -87,9 +91,9 @@ func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 	if err != nil {
 		return nil, errs.New(errs.Invalid, "library", "unknown kind %q", kind)
 	}
-	// tag:, collection:, year:, type: … words filter in the store; the
-	// rest of the text filters titles.
-	args, rest, err := kbtools.SplitFilters(filter)
+	// tag:, collection:, year:, type:, has:highlights … words filter in
+	// the store; the rest of the text filters titles.
+	args, o, err := kbtools.SplitListFilters(filter)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +102,8 @@ func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 		return nil, err
 	}
 	sf.DocTypes = k.DocTypes()
-	docs, err := t.Query(context.Background(), window, sf, kb.ListOptions{Limit: 5000, Title: rest})
+	o.Limit = LibraryMax
+	docs, err := t.Query(context.Background(), window, sf, o)
 	if err != nil {
 		return nil, err
 	}

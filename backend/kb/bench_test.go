@@ -399,3 +399,17 @@ func BenchmarkColdSearch(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkList20kDocuments lists a 20,000-note library whole, as the
+// window's Library does (three chunks a note).
+func BenchmarkList20kDocuments(b *testing.B) {
+	s := sharedStore(b, 60_000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		docs, err := s.ListWith(ctx, Filter{}, ListOptions{Limit: 100_000})
+		if err != nil || len(docs) != 20_000 {
+			b.Fatalf("%d documents, %v", len(docs), err)
+		}
+	}
+}

@@ -89,3 +89,37 @@ func TestListByTitle(t *testing.T) {
 		t.Fatalf("limit 1: %+v", docs)
 	}
 }
+
+// A listing says, per document, its year, when it was first added and how
+// many highlights and notes it holds (figure captions are not notes), and
+// Annotated keeps only documents with at least one.
+func TestListCountsAnnotationsAndKeepsTheAnnotated(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	paper := func(src, kind string, i int, year string) Chunk {
+		return Chunk{Content: src + kind, EmbedText: src + kind, Meta: Metadata{DocType: DocPaper, Visibility: Public, Source: src, Title: src,
+			ChunkIndex: i, AnnotationKind: kind, Extra: map[string]string{"x_year": year}}}
+	}
+	chunks := []Chunk{
+		paper("arxiv:1", "", 0, "2019"), paper("arxiv:1", "highlight", 1, "2019"), paper("arxiv:1", "comment", 2, "2019"), paper("arxiv:1", "figure", 3, "2019"),
+		paper("arxiv:2", "", 0, "2024"), paper("arxiv:2", "figure", 1, "2024"),
+	}
+	if err := s.Ingest(ctx, nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := s.ListWith(ctx, Filter{}, ListOptions{})
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	byKey := map[string]DocumentSummary{docs[0].Key: docs[0], docs[1].Key: docs[1]}
+	if d := byKey["arxiv:1"]; d.Annotations != 2 || d.Year != "2019" || d.Added == "" || d.Chunks != 4 {
+		t.Fatalf("arxiv:1 %+v", d)
+	}
+	if d := byKey["arxiv:2"]; d.Annotations != 0 || d.Year != "2024" {
+		t.Fatalf("arxiv:2 %+v", d)
+	}
+	docs, err = s.ListWith(ctx, Filter{}, ListOptions{Annotated: true})
+	if err != nil || len(docs) != 1 || docs[0].Key != "arxiv:1" {
+		t.Fatalf("annotated only: %v %+v", err, docs)
+	}
+}

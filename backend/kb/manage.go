@@ -31,6 +31,12 @@ type DocumentSummary struct {
 	Tags       []string `json:"tags,omitempty"`
 	Changed    string   `json:"changed,omitempty"` // last edited or added, RFC 3339 UTC to the second
 	Chunks     int      `json:"chunks"`
+	// Year is a paper's publication year (x_year), Added when it first
+	// entered the knowledge base (RFC 3339), Annotations how many of its
+	// chunks are the reader's highlights and notes.
+	Year        string `json:"year,omitempty"`
+	Added       string `json:"added,omitempty"`
+	Annotations int    `json:"annotations,omitempty"`
 }
 
 // List returns documents (not chunks) inside the filter, newest added
@@ -66,7 +72,13 @@ type ListOptions struct {
 	// Go folds it (so "über" finds "Über"). A listing option, not a
 	// filter: search pools have no titles in memory.
 	Title string
+	// Annotated keeps documents with at least one highlight or note.
+	Annotated bool
 }
+
+// annotationsExpr counts a grouped document's highlights and notes (its
+// annotation chunks other than figure captions).
+const annotationsExpr = `SUM(c.annotation_kind != '' AND c.annotation_kind != 'figure')`
 
 // changedExpr is when a grouped document last changed: its newest edit or
 // addition, to the second (stored times mix RFC 3339 with and without
@@ -104,6 +116,9 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 		having = append(having, "instr("+foldFunc+"(MAX(c.title) || ' ' || k), ?) > 0")
 		args = append(args, strings.ToLower(t))
 	}
+	if o.Annotated {
+		having = append(having, annotationsExpr+" > 0")
+	}
 	order := "MAX(c.date_added) DESC, k"
 	switch o.Sort {
 	case ByAdded, "added":
@@ -118,7 +133,8 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 	}
 	q := `SELECT CASE WHEN c.file_path != '' THEN c.file_path ELSE c.source END AS k,
 		MIN(c.doc_type), MIN(c.visibility), MIN(c.source), MIN(c.file_path), MAX(c.title), MAX(c.authors), MAX(c.doi),
-		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), ` + changedExpr + `, COUNT(*)
+		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), ` + changedExpr + `, COUNT(*),
+		COALESCE(MAX(json_extract(c.extra, '$.` + YearField + `')), ''), MIN(c.date_added), ` + annotationsExpr + `
 		FROM chunks c WHERE ` + where + ` GROUP BY k`
 	if len(having) > 0 {
 		q += " HAVING " + strings.Join(having, " AND ")
@@ -134,7 +150,7 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 		var d DocumentSummary
 		var tags, changed string
 		if err := rows.Scan(&d.Key, &d.DocType, &d.Visibility, &d.Source, &d.FilePath, &d.Title, &d.Authors, &d.DOI,
-			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &changed, &d.Chunks); err != nil {
+			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &changed, &d.Chunks, &d.Year, &d.Added, &d.Annotations); err != nil {
 			return nil, errs.Wrap(errs.RAG, op, err)
 		}
 		d.Tags = DecodeTags(tags)

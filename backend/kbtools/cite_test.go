@@ -58,6 +58,13 @@ func TestSplitFilters(t *testing.T) {
 	if _, _, err := SplitFilters("year:soon glaciers"); err == nil {
 		t.Fatal("a bad year was accepted")
 	}
+	a, o, err := SplitListFilters(`glacier HAS:highlights tag:ice "has:notes"`)
+	if err != nil || !o.Annotated || o.Title != `glacier "has:notes"` || len(a.Tags) != 1 {
+		t.Fatalf("%v %+v %+v", err, a, o)
+	}
+	if _, o, _ := SplitListFilters("glacier"); o.Annotated || o.Title != "glacier" {
+		t.Fatalf("%+v", o)
+	}
 }
 
 // A citation opens a file on this machine only inside the vault (links

@@ -154,3 +154,27 @@ func nextWord(s string) (word, rest string) {
 	}
 	return s, ""
 }
+
+// SplitListFilters reads a listing's filter box: SplitFilters' words,
+// plus has:highlights (has:notes, has:annotations: documents with at least
+// one highlight or note); what is left filters titles.
+func SplitListFilters(text string) (FilterArgs, kb.ListOptions, error) {
+	a, rest, err := SplitFilters(text)
+	if err != nil {
+		return a, kb.ListOptions{}, err
+	}
+	var o kb.ListOptions
+	var title []string
+	for s := strings.TrimSpace(rest); s != ""; s = strings.TrimSpace(s) {
+		word, after := nextWord(s)
+		switch strings.ToLower(word) {
+		case "has:highlights", "has:notes", "has:annotations":
+			o.Annotated = true
+		default:
+			title = append(title, word)
+		}
+		s = after
+	}
+	o.Title = strings.Join(title, " ")
+	return a, o, nil
+}

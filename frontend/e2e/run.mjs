@@ -342,6 +342,15 @@ await test('a paper\'s metadata can be edited', async () => {
   await page.getByText(/Updated \d+ chunks\./).waitFor()
   await expectText(page.getByTestId('doc'), /Sparse Attention, Revised/)
   check((await notices()) === 0, 'the edit reported an error')
+  // The row shows what a researcher sorts by: the DOI, the highlights and notes, the day it was added.
+  const revised = page.getByTestId('doc').filter({ hasText: 'Sparse Attention, Revised' })
+  await expectText(revised.getByTestId('doc-doi'), /doi:10\.1234\/revised/)
+  await expectText(revised.getByTestId('doc-notes'), /^4$/)
+  // has:highlights keeps only annotated documents: the scan has none.
+  await page.getByLabel('Filter').fill('has:highlights')
+  await page.getByTestId('doc').filter({ hasText: 'scanned.pdf' }).waitFor({ state: 'detached' })
+  await expectText(page.getByTestId('doc'), /Sparse Attention, Revised/)
+  await page.getByLabel('Filter').fill('')
 })
 
 await test('a cited PDF passage is drawn over the page', async () => {

@@ -118,3 +118,47 @@ describe('Library: an encrypted PDF', () => {
     expect(within(hits[1]).queryByTestId('hit-ocr')).toBeNull()
   })
 })
+
+describe('Library: a large library', () => {
+  it('lists 20,000 documents, renders only the rows in view, and sorts them all by year', async () => {
+    const many: DocumentSummary[] = Array.from({ length: 20_000 }, (_, i) => ({
+      key: `arxiv:${i}`, cited: `arxiv:${i}`, doc_type: 'paper', visibility: 'public', source: `arxiv:${i}`, title: `Paper ${i}`, chunks: 3,
+      year: String(1950 + ((i * 7919) % 75)), annotations: i % 3, added: '2026-12-01T10:00:00Z', authors: `Author ${i % 97}`,
+    }))
+    const w = fakeBackend({ 'Library.Documents': () => many, 'Library.Status': () => ({ summary: 'keyword', chunks: 60_000 }), 'Library.Ops': () => [] })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    await waitFor(() => expect(screen.getByTestId('doc-count').textContent).toBe('20000 documents'))
+    expect(screen.getAllByTestId('doc').length).toBeLessThan(100)
+    const firstYear = () => within(screen.getAllByTestId('doc')[0]).getByTestId('doc-year').textContent
+    await fireEvent.click(screen.getByTestId('sort-year'))
+    await waitFor(() => expect(firstYear()).toBe('2024'))
+    expect(screen.getAllByTestId('doc')[0].getAttribute('aria-rowindex')).toBe('2')
+    await fireEvent.click(screen.getByTestId('sort-year'))
+    await waitFor(() => expect(firstYear()).toBe('1950'))
+    // The rows left out are stood in for, so the scroll bar spans them all.
+    const spacer = document.querySelector('tr.spacer') as HTMLElement
+    expect(parseFloat(spacer.style.height)).toBeGreaterThan(19_000 * 40)
+    expect(screen.getAllByTestId('doc').length).toBeLessThan(100)
+  })
+
+  it('shows authors, year, DOI, date added and the number of highlights and notes, and sorts by them', async () => {
+    const two: DocumentSummary[] = [
+      { key: 'arxiv:1', doc_type: 'paper', visibility: 'public', source: 'arxiv:1', title: 'Old', chunks: 5, authors: 'Zed Z', year: '2001', doi: '10.1/old', annotations: 4, added: '2026-01-02T00:00:00Z' },
+      { key: 'arxiv:2', doc_type: 'paper', visibility: 'public', source: 'arxiv:2', title: 'New', chunks: 2, authors: 'Amy A', year: '2023', added: '2026-03-04T00:00:00Z' },
+    ]
+    const w = fakeBackend({ 'Library.Documents': () => two, 'Library.Status': () => ({ summary: 'keyword', chunks: 7 }), 'Library.Ops': () => [] })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    const rows = await screen.findAllByTestId('doc')
+    expect(rows[0].textContent).toContain('Zed Z')
+    expect(within(rows[0]).getByTestId('doc-doi').textContent).toBe('doi:10.1/old')
+    expect(within(rows[0]).getByTestId('doc-notes').textContent).toBe('4')
+    expect(rows[0].textContent).toContain('2026-01-02')
+    const titles = () => screen.getAllByTestId('doc').map((r) => r.querySelector('.title')?.textContent)
+    await fireEvent.click(screen.getByTestId('sort-authors'))
+    expect(titles()).toEqual(['New', 'Old'])
+    await fireEvent.click(screen.getByTestId('sort-annotations'))
+    expect(titles()).toEqual(['Old', 'New'])
+    await fireEvent.click(screen.getByTestId('sort-added'))
+    expect(titles()).toEqual(['New', 'Old'])
+  })
+})

@@ -1,7 +1,7 @@
 import type { DocumentSummary } from './types'
 
 /** The Library's sortable columns. */
-export type SortKey = 'title' | 'date' | 'key' | 'chunks'
+export type SortKey = 'title' | 'authors' | 'year' | 'date' | 'added' | 'annotations' | 'chunks' | 'key'
 export type SortDir = 'asc' | 'desc'
 
 /** A document's date as the Library shows it: a record's own date, else the day it last changed. */
@@ -14,12 +14,29 @@ const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: tr
 /**
  * The documents ordered by one column. Titles and keys compare as people
  * read them (case and accents aside, numbers by value); documents without a
- * date or title go last either way; ties keep the order the store gave.
+ * value (no date, year, authors or title) go last either way; ties keep the order the store gave.
  */
 export function sortDocs(docs: DocumentSummary[], key: SortKey, dir: SortDir): DocumentSummary[] {
   const sign = dir === 'asc' ? 1 : -1
-  const value = (d: DocumentSummary): string | number =>
-    key === 'chunks' ? d.chunks : key === 'date' ? docDate(d) : key === 'key' ? d.key : d.title || ''
+  const value = (d: DocumentSummary): string | number => {
+    switch (key) {
+      case 'chunks':
+        return d.chunks
+      case 'annotations':
+        return d.annotations ?? 0
+      case 'date':
+        return docDate(d)
+      case 'added':
+        return d.added ?? ''
+      case 'year':
+        return d.year ?? ''
+      case 'authors':
+        return d.authors ?? ''
+      case 'key':
+        return d.key
+    }
+    return d.title || ''
+  }
   return docs
     .map((d, i) => ({ d, i, v: value(d) }))
     .sort((a, b) => {

@@ -106,6 +106,12 @@ export interface DocumentSummary {
   tags?: string[]
   /** When it was last edited or added (RFC 3339). */
   changed?: string
+  /** A paper's publication year. */
+  year?: string
+  /** When it first entered the knowledge base (RFC 3339). */
+  added?: string
+  /** How many of its chunks are the reader's highlights and notes. */
+  annotations?: number
   /** The name the document is cited by, and recorded by in the cloud ledger. */
   cited?: string
   /** How often its text went to a cloud model; absent when never. */
