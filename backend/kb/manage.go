@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -596,6 +597,44 @@ func (s *Store) Document(ctx context.Context, f Filter) ([]Chunk, error) {
 			return nil, errs.Wrap(errs.RAG, op, err)
 		}
 		out = append(out, c)
+	}
+	return out, errs.Wrap(errs.RAG, op, rows.Err())
+}
+
+// PublicCopiesOfPrivate lists the public documents that are not the
+// vault's own notes yet hold a private file's text: their file lies under
+// one of dirs (absolute folder paths, such as the vault's private
+// folders), or their bytes are those of a private vault note (an image
+// added with kb add, then moved into a private folder).
+func (s *Store) PublicCopiesOfPrivate(ctx context.Context, dirs []string) ([]DocumentSummary, error) {
+	const op = "kb.PublicCopiesOfPrivate"
+	var under []string
+	var args []any
+	for _, d := range dirs {
+		d = strings.TrimRight(filepath.Clean(d), string(filepath.Separator))
+		// A range on the indexed file_path: d/ up to d0 ('0' follows '/').
+		under = append(under, "(c.file_path >= ? AND c.file_path < ?)")
+		args = append(args, d+string(filepath.Separator), d+string(rune(filepath.Separator+1)))
+	}
+	cond := `c.content_hash IN (SELECT content_hash FROM chunks WHERE source = ? AND visibility = ? AND content_hash != '')`
+	args = append([]any{SourceVault, Private}, args...)
+	if len(under) > 0 {
+		cond = "(" + cond + " OR " + strings.Join(under, " OR ") + ")"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT c.source, c.file_path, c.title FROM chunks c
+		WHERE c.visibility = ? AND c.source != ? AND c.file_path != '' AND `+cond, append([]any{Public, SourceVault}, args...)...)
+	if err != nil {
+		return nil, errs.Wrap(errs.RAG, op, err)
+	}
+	defer rows.Close()
+	var out []DocumentSummary
+	for rows.Next() {
+		d := DocumentSummary{Visibility: Public}
+		if err := rows.Scan(&d.Source, &d.FilePath, &d.Title); err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
+		}
+		d.Key = d.FilePath
+		out = append(out, d)
 	}
 	return out, errs.Wrap(errs.RAG, op, rows.Err())
 }

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -45,7 +46,10 @@ type Result struct {
 	Added, Updated, Deleted int
 	Reclassified            int // visibility changed, metadata only
 	Migrated                int // meta_schema stamped, metadata only
-	Warnings                []string
+	// Withdrawn counts public copies of files that are private now (added
+	// with kb add or by the inbox before their folder was private).
+	Withdrawn int
+	Warnings  []string
 }
 
 // Refresh adds new notes, re-indexes changed ones (by content hash; files
@@ -100,7 +104,39 @@ func (r *Refresher) Refresh(ctx context.Context) (Result, error) {
 		}
 		res.Deleted++
 	}
-	return res, nil
+	return res, r.withdrawPublicCopies(ctx, &res)
+}
+
+// withdrawPublicCopies removes the public documents made of files that
+// are private now: a PDF or an image of the vault added with kb add (or
+// by the inbox) while its folder was public, once the folder is made
+// private or the file is moved into a private one. The vault's own note
+// of the file is reclassified above; no public copy may outlive it.
+func (r *Refresher) withdrawPublicCopies(ctx context.Context, res *Result) error {
+	roots := []string{r.Root}
+	if real, err := filepath.EvalSymlinks(r.Root); err == nil && real != r.Root {
+		roots = append(roots, real) // copies are stored by their resolved path
+	}
+	var dirs []string
+	for _, root := range roots {
+		for _, p := range r.PrivateDirs {
+			if p = strings.Trim(strings.TrimSpace(p), "/"); p != "" {
+				dirs = append(dirs, filepath.Join(root, filepath.FromSlash(p)))
+			}
+		}
+	}
+	copies, err := r.Store.PublicCopiesOfPrivate(ctx, dirs)
+	if err != nil {
+		return err
+	}
+	for _, d := range copies {
+		if _, err := r.Store.DeleteWhere(ctx, kb.Filter{Source: d.Source, FilePath: d.FilePath, Visibility: []string{kb.Public}}); err != nil {
+			return err
+		}
+		res.Withdrawn++
+		res.Warnings = append(res.Warnings, fmt.Sprintf("removed the public copy %q of %s: the file is private now", cmp.Or(d.Title, filepath.Base(d.FilePath)), d.FilePath))
+	}
+	return nil
 }
 
 // stopsRefresh tells store-wide failures (cancelled, the store broken or

@@ -2,9 +2,12 @@ package vault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -309,5 +312,64 @@ func TestPrivateFolderSpelledDifferently(t *testing.T) {
 		if rel, inside := Locate(root, p); !inside || !strings.EqualFold(rel, "private/secret.md") {
 			t.Errorf("Locate(%s) = %q %v", p, rel, inside)
 		}
+	}
+}
+
+// A file of the vault added as a public document (kb add, the inbox)
+// while its folder was public loses that copy when the folder is made
+// private, and when the file (an image, known by its bytes) is moved into
+// a private folder; public copies of public files stay.
+func TestPublicCopiesOfFilesMadePrivateAreWithdrawn(t *testing.T) {
+	r, _, root := setup(t)
+	r.ReadImage = func(context.Context, string) (string, float64, error) { return "plan for the grant", 0.9, nil }
+	ctx := context.Background()
+	write(t, root, "scans/offer.pdf", "%PDF offer")
+	write(t, root, "pics/plan.png", "png bytes of the plan")
+	write(t, root, "shared/talk.pdf", "%PDF talk")
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	paper := func(rel, body, text string) kb.Chunk {
+		abs := filepath.Join(root, rel)
+		return kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: "file://" + abs,
+			FilePath: abs, Title: filepath.Base(rel), ContentHash: sum(body)}}
+	}
+	if err := r.Store.Ingest(ctx, nil, []kb.Chunk{paper("scans/offer.pdf", "%PDF offer", "salary offer"), paper("pics/plan.png", "png bytes of the plan", "plan for the grant"),
+		paper("shared/talk.pdf", "%PDF talk", "a public talk")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	public := func() []string {
+		docs, err := r.Store.List(ctx, kb.Filter{Visibility: []string{kb.Public}, DocTypes: []string{kb.DocPaper}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, filepath.Base(d.FilePath))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if res, err := r.Refresh(ctx); err != nil || res.Withdrawn != 0 {
+		t.Fatalf("nothing is private yet: %v %+v", err, res)
+	}
+	r.PrivateDirs = []string{"private", "scans"}
+	res, err := r.Refresh(ctx)
+	if err != nil || res.Withdrawn != 1 || !slices.Equal(public(), []string{"plan.png", "talk.pdf"}) {
+		t.Fatalf("scans/ made private: %v %+v, public papers %v", err, res, public())
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), `removed the public copy "offer.pdf"`) {
+		t.Fatalf("the user is not told: %v", res.Warnings)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "private"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "pics/plan.png"), filepath.Join(root, "private/plan.png")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = r.Refresh(ctx)
+	if err != nil || res.Withdrawn != 1 || !slices.Equal(public(), []string{"talk.pdf"}) {
+		t.Fatalf("the image moved into private/: %v %+v, public papers %v", err, res, public())
+	}
+	if hits, _ := r.Store.BM25(ctx, "grant plan", kb.Filter{Visibility: []string{kb.Public}}, 5); len(hits) != 0 {
+		t.Fatalf("the moved image's text is still public: %+v", hits)
 	}
 }
