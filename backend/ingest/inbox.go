@@ -60,6 +60,11 @@ type inboxFailure struct {
 	// NeedsOCR: the file failed only because OCR was missing, so it is read
 	// again as soon as Tesseract is there.
 	NeedsOCR bool `json:"needs_ocr,omitempty"`
+	// Private: it was refused as a private file (a private vault folder,
+	// a private Zotero item's file). That is checked again on each scan,
+	// without counting it as a new failure, and the file is read once it
+	// is private no more.
+	Private bool `json:"private,omitempty"`
 }
 
 // InboxResult counts one scan. Errors are this scan's failures; Known are
@@ -125,7 +130,7 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			res.Waiting++ // gone or unreadable since the listing
 			continue
 		}
-		if known, ok := in.failures[f]; ok && known.Hash == hash && !(known.NeedsOCR && in.Opts.OCR != nil) {
+		if known, ok := in.failures[f]; ok && known.Hash == hash && !(known.NeedsOCR && in.Opts.OCR != nil) && in.stillPrivate(ctx, f, known) {
 			res.Skipped++
 			res.Known = append(res.Known, fmt.Sprintf("%s: %s", filepath.Base(f), known.Error))
 			continue
@@ -140,8 +145,8 @@ func (in *Inbox) Scan(ctx context.Context) (InboxResult, error) {
 			in.logf("inbox: %s failed: %v", f, err)
 			// Only the file's own fault is remembered; a busy store or a
 			// model outage is worth another try.
-			if errs.Is(err, errs.Conversion) {
-				in.failures[f] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC(), NeedsOCR: needsOCR}
+			if errs.Is(err, errs.Conversion) || errs.Is(err, errs.Privacy) {
+				in.failures[f] = inboxFailure{Hash: hash, Error: err.Error(), At: time.Now().UTC(), NeedsOCR: needsOCR, Private: errs.Is(err, errs.Privacy)}
 			}
 			continue
 		}
@@ -186,6 +191,17 @@ func (in *Inbox) list(op string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// stillPrivate reports whether a remembered failure still holds as far as
+// privacy goes: always for a file's own fault, and for a private file
+// while it is private (an error reading the store counts as private).
+func (in *Inbox) stillPrivate(ctx context.Context, path string, known inboxFailure) bool {
+	if !known.Private {
+		return true
+	}
+	private, err := PrivateFile(ctx, in.Store, in.VaultRoot, in.PrivateDirs, path)
+	return err != nil || private
 }
 
 // one ingests a file unless the stored entry has the same bytes.

@@ -11,7 +11,6 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Inbox file states, as the Sync panel and the agent show them.
@@ -30,8 +29,9 @@ type InboxFile struct {
 	At    time.Time `json:"at,omitempty"`    // when it failed
 	Title string    `json:"title,omitempty"` // the indexed paper's title
 	// Private is set for a file that resolves into a private vault folder
-	// (a link), or a link that resolves nowhere: it is never indexed, and a
-	// cloud caller must not learn it exists.
+	// (a link) or is the file of a private Zotero item, or a link that
+	// resolves nowhere: it is never indexed, and a cloud caller must not
+	// learn it exists.
 	Private bool `json:"private,omitempty"`
 }
 
@@ -52,8 +52,10 @@ func (in *Inbox) Status(ctx context.Context) ([]InboxFile, error) {
 			return nil, errs.Wrap(errs.Cancelled, op, err)
 		}
 		rel, _ := filepath.Rel(in.Dir, f)
-		row := InboxFile{Name: filepath.ToSlash(rel), State: InboxWaiting,
-			Private: vault.InPrivateFolder(in.VaultRoot, f, in.PrivateDirs)}
+		// Private as the scan judges it: a private vault folder, or the
+		// file of a private Zotero item (a store error counts as private).
+		private, err := PrivateFile(ctx, in.Store, in.VaultRoot, in.PrivateDirs, f)
+		row := InboxFile{Name: filepath.ToSlash(rel), State: InboxWaiting, Private: err != nil || private}
 		if _, err := filepath.EvalSymlinks(f); err != nil {
 			row.Private = true // a dangling link may name a private file that is gone
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
@@ -77,5 +78,49 @@ func TestInboxStatusShowsFailuresAndRetryReadsAgain(t *testing.T) {
 	}
 	if _, err := newInbox().Retry(ctx, "missing.pdf"); !errs.Is(err, errs.NotFound) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// A link in the inbox to the file of a private Zotero item is listed as
+// private (a cloud caller never learns its name), is refused once and then
+// not counted as a new failure on every scan, and is read as soon as it is
+// private no more.
+func TestInboxPrivateZoteroFileIsPrivateAndNotRefusedEveryScan(t *testing.T) {
+	idx := kbIndexer(t, "sparse attention keeps accuracy window size validation sweep transformers token")
+	ctx := context.Background()
+	target := filepath.Join(t.TempDir(), "grant-review.pdf")
+	copyFile(t, "../pdf/testdata/paper.pdf", target)
+	private := kb.Chunk{Content: "x", EmbedText: "x", Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Private, Source: "zotero://select/library/items/PRIV2345", FilePath: target}}
+	if err := idx.Store.Ingest(ctx, idx.Embed, []kb.Chunk{private}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(target, filepath.Join(dir, "secret-grant-review.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(t.TempDir(), "state", "inbox-failures.json")
+	newInbox := func() *Inbox {
+		return &Inbox{Dir: dir, Store: idx.Store, Embed: idx.Embed, FailuresFile: record, Opts: Options{ChunkSize: 1024},
+			Sleep: func(context.Context, time.Duration) error { return nil }}
+	}
+	rows, err := newInbox().Status(ctx)
+	if err != nil || len(rows) != 1 || !rows[0].Private {
+		t.Fatalf("the private item's file must be listed as private: %+v %v", rows, err)
+	}
+	first, err := newInbox().Scan(ctx)
+	if first.Failed != 1 {
+		t.Fatalf("the first scan refuses it: %+v %v", first, err)
+	}
+	again, err := newInbox().Scan(ctx)
+	if err != nil || again.Failed != 0 || again.Skipped != 1 || again.Added != 0 {
+		t.Fatalf("a second scan must not refuse it again: %+v %v", again, err)
+	}
+	// The item leaves its private collection: the next scan reads the file.
+	if _, err := idx.Store.DeleteWhere(ctx, kb.Filter{Source: private.Meta.Source}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := newInbox().Scan(ctx)
+	if err != nil || after.Added != 1 {
+		t.Fatalf("once public it is read: %+v %v", after, err)
 	}
 }
