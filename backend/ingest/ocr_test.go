@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -298,5 +299,50 @@ func TestVaultImagesAreNotesByTheirText(t *testing.T) {
 	}
 	if res, err := r.Refresh(ctx); err != nil || res.Added+res.Updated != 0 || reads != 3 {
 		t.Fatalf("unchanged images were read again: %+v %v, %d reads", res, err, reads)
+	}
+}
+
+// withPHYs returns a PNG declaring dpi dots per inch (a pHYs chunk after
+// IHDR), as phone cameras and many screenshot tools write 72.
+func withPHYs(t *testing.T, data []byte, dpi float64) []byte {
+	t.Helper()
+	ppm := uint32(dpi/0.0254 + 0.5)
+	body := append([]byte("pHYs"), byte(ppm>>24), byte(ppm>>16), byte(ppm>>8), byte(ppm), byte(ppm>>24), byte(ppm>>16), byte(ppm>>8), byte(ppm), 1)
+	sum := crc32.ChecksumIEEE(body)
+	chunk := append([]byte{0, 0, 0, 9}, body...)
+	chunk = append(chunk, byte(sum>>24), byte(sum>>16), byte(sum>>8), byte(sum))
+	const ihdrEnd = 8 + 4 + 4 + 13 + 4 // signature, then IHDR's length, type, data and CRC
+	if len(data) < ihdrEnd || string(data[12:16]) != "IHDR" {
+		t.Fatal("not a PNG")
+	}
+	return append(append(append([]byte{}, data[:ihdrEnd]...), chunk...), data[ihdrEnd:]...)
+}
+
+// A photo-sized image that declares 72 dpi (11 Mpx: far beyond the pixel
+// cap if it were enlarged to 300 dpi) is read at its own resolution.
+func TestALargeImageDeclaring72DPIIsReadAtItsOwnResolution(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	data, _, err := pdf.PagePNG(pdftest.Text(t, "Whiteboard: quarterly roadmap review", "Owner: Ada Example, due Friday"), 1, 340)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, pdftest.Gray(t, data)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := png.DecodeConfig(bytes.NewReader(buf.Bytes()))
+	if px := cfg.Width * cfg.Height; px < 10_000_000 {
+		t.Fatalf("the photo is only %d px", px)
+	}
+	path := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(path, withPHYs(t, buf.Bytes(), 72), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := ocrAdder(t, eng)
+	if _, err := a.Add(context.Background(), AddRequest{Path: path}); err != nil {
+		t.Fatalf("the photo was refused: %v", err)
+	}
+	if hits, err := a.Store.BM25(context.Background(), "quarterly roadmap", kb.Filter{}, 5); err != nil || len(hits) == 0 {
+		t.Fatalf("its words are not found: %v %+v", err, hits)
 	}
 }

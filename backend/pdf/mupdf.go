@@ -63,6 +63,8 @@ typedef struct {
 typedef struct {
 	float w, h;
 	float image_area; // page area covered by images, for telling scans apart
+	float image_dpi;  // the resolution of the page's largest image, in pixels per inch of the page
+	float image_best; // (that image's area, while looking)
 	int nchars, nimages, nannots;
 	jv_char *chars;
 	jv_image *images;
@@ -298,7 +300,12 @@ static jv_page *jv_page_load(jv_doc *d, int number, int want_images, int min_pix
 			if (blk->type == FZ_STEXT_BLOCK_IMAGE) {
 				fz_image *img = blk->u.i.image;
 				fz_rect cov = fz_intersect_rect(blk->bbox, b);
-				if (!fz_is_empty_rect(cov)) out->image_area += (cov.x1 - cov.x0) * (cov.y1 - cov.y0);
+				if (!fz_is_empty_rect(cov)) {
+					float a = (cov.x1 - cov.x0) * (cov.y1 - cov.y0);
+					out->image_area += a;
+					float bw = blk->bbox.x1 - blk->bbox.x0;
+					if (a > out->image_best && bw > 0) { out->image_best = a; out->image_dpi = img->w * 72.0f / bw; }
+				}
 				if (!want_images || (double)img->w * img->h < min_pixels) continue;
 				// An image too large to decode under the cap is skipped: the
 				// text is still worth having.
@@ -521,6 +528,7 @@ func (r *rawDoc) page(i int, images bool, minPixels, maxChars int) (Page, *mupdf
 	if area := out.Width * out.Height; area > 0 {
 		out.ImageCover = min(float64(p.image_area)/area, 1)
 	}
+	out.imageDPI = float64(p.image_dpi)
 	out.Chars = make([]Char, 0, int(p.nchars))
 	for _, c := range unsafe.Slice(p.chars, int(p.nchars)) {
 		out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c), Size: float64(c.size), Bold: c.bold != 0, Upright: c.upright != 0,

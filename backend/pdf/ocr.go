@@ -19,6 +19,9 @@ import (
 const (
 	OCRDPI    = 300
 	ocrMinDPI = 150
+	// ocrNativeEnough is how many pixels of its own an image page needs to
+	// be read as it is, not enlarged to OCRDPI.
+	ocrNativeEnough = 4_000_000
 )
 
 // Replacement is U+FFFD, what MuPDF gives for a glyph its font cannot map
@@ -68,12 +71,19 @@ func (p Page) Readable() bool {
 // what Tesseract reads off its rendering, when that reads more letters.
 func (r *rawDoc) recognise(ctx context.Context, clock *docClock, lim Limits, eng *ocr.Engine, i int, p *Page, op string) error {
 	what := fmt.Sprintf("page %d of the scan", i+1)
-	dpi := float64(OCRDPI)
+	dpi, least := float64(OCRDPI), float64(ocrMinDPI)
+	// A page that is one large image (a phone photo declared at 72 dpi, a
+	// screenshot) is read at the image's own resolution: enlarging it
+	// adds pixels, not detail, and a 12 Mpx photo at 300 dpi would be
+	// refused for size.
+	if p.ImageCover >= 0.9 && p.imageDPI > 0 && p.Width*p.Height*p.imageDPI*p.imageDPI/(72*72) >= ocrNativeEnough {
+		dpi, least = min(dpi, math.Floor(p.imageDPI)), min(least, math.Floor(p.imageDPI))
+	}
 	if max := eng.Limits.MaxPixels; max > 0 {
 		if px := p.Width * p.Height * dpi * dpi / (72 * 72); px > float64(max) {
 			dpi = math.Floor(dpi * math.Sqrt(float64(max)/px))
 		}
-		if dpi < ocrMinDPI {
+		if dpi < least {
 			return errs.New(errs.Conversion, op, "%s is %.0f×%.0f points, too large to recognise within %d Mpx", what, p.Width, p.Height, max/1_000_000)
 		}
 	}

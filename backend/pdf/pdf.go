@@ -70,6 +70,9 @@ type Page struct {
 	// confidence (0-100).
 	OCR           bool
 	OCRConfidence float64
+	// imageDPI is the resolution of the page's largest image (its pixels
+	// per inch of the page), 0 without images: a photo's own pixels.
+	imageDPI float64
 }
 
 // Document is an extracted PDF.
@@ -328,6 +331,14 @@ func (d *Document) Markdown() (string, error) {
 		hint := ocr.InstallHint + "; its highlights and notes are still indexed"
 		if d.ocrOn {
 			hint = "no words could be recognised on its pages (a blank or very poor scan?); its highlights and notes are still indexed"
+			// A page that could not be recognised at all says why (too
+			// large, too slow), which is what the user can act on.
+			for _, w := range d.Warnings {
+				if strings.Contains(w, "not recognised: ") {
+					hint = w + "; its highlights and notes are still indexed"
+					break
+				}
+			}
 		}
 		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path), hint)
 	}
