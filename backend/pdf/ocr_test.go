@@ -177,7 +177,8 @@ func TestHugePageIsNotRenderedForOCR(t *testing.T) {
 	}
 	if d.OCRPages() != 0 || d.Unread != 2 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[1], "too large") {
 		t.Fatalf("ocr %d, unread %d, warnings %q", d.OCRPages(), d.Unread, d.Warnings)
-	} // The refusal says why, not "a blank or very poor scan".
+	}
+	// The refusal says why, not "a blank or very poor scan".
 	if _, err := d.Markdown(); !strings.Contains(errs.HintOf(err), "too large to recognise") {
 		t.Fatalf("the reason is lost: %v (hint %q)", err, errs.HintOf(err))
 	}
