@@ -23,6 +23,8 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/pdf"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 	"github.com/jarvis-kb/jarvis/backend/vault"
+	"github.com/jarvis-kb/jarvis/backend/zotero"
+	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
 )
 
 // screenshot renders lines of text the way a screen grab shows them: a
@@ -344,5 +346,47 @@ func TestALargeImageDeclaring72DPIIsReadAtItsOwnResolution(t *testing.T) {
 	}
 	if hits, err := a.Store.BM25(context.Background(), "quarterly roadmap", kb.Filter{}, 5); err != nil || len(hits) == 0 {
 		t.Fatalf("its words are not found: %v %+v", err, hits)
+	}
+}
+
+// A scanned PDF in Zotero: synced without Tesseract its pages are left
+// unread (and a later sync with nothing changed leaves it be); once
+// Tesseract is there the next sync reads them, and the chunks say their
+// text was recognised.
+func TestZoteroScanIsReadOnceOCRAppearsAndMarkedAsRecognised(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	dir := t.TempDir()
+	db := zoterotest.New(t, dir)
+	t.Cleanup(db.Close)
+	db.AddItem(zotero.Item{Key: "SCAN2345", Type: "journalArticle", Title: "A scanned paper", Fields: map[string]string{"title": "A scanned paper"},
+		Attachments: []zotero.Attachment{{Key: "SCANATT2", Title: "Scan", ContentType: "application/pdf", LinkMode: zotero.ImportedFile, Path: scannedPaper(t)}}})
+	s := zoteroStore(t)
+	ctx := context.Background()
+	without := &ZoteroSync{Store: s, Dir: dir, Opts: Options{ChunkSize: 800, ChunkOverlap: 100}}
+	if _, err := without.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits := find(t, s, "sparse attention accuracy"); len(hits) != 0 {
+		t.Fatalf("without OCR the scan has no words: %+v", hits)
+	}
+	if res, err := without.Sync(ctx); err != nil || res.Unchanged != 1 {
+		t.Fatalf("still without OCR nothing is read again: %+v %v", res, err)
+	}
+	with := &ZoteroSync{Store: s, Dir: dir, Opts: Options{ChunkSize: 800, ChunkOverlap: 100, OCR: eng}}
+	res, err := with.Sync(ctx)
+	if err != nil || res.Updated != 1 {
+		t.Fatalf("with OCR the scan is read: %+v %v", res, err)
+	}
+	hits := find(t, s, "sparse attention accuracy")
+	if len(hits) == 0 {
+		t.Fatal("the recognised words are not found")
+	}
+	for _, h := range hits {
+		if h.Chunk.Meta.AnnotationKind == "" && kb.OCRNote(h.Chunk.Meta.Extra) == "" {
+			t.Fatalf("recognised text is not marked as such: %+v", h.Chunk.Meta)
+		}
+	}
+	if res, err := with.Sync(ctx); err != nil || res.Unchanged != 1 {
+		t.Fatalf("once read, it is not read again: %+v %v", res, err)
 	}
 }

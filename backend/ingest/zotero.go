@@ -108,7 +108,7 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 		print := zoteroFingerprint(it, vis)
 		old, had := stored[source]
 		switch {
-		case had && old == print:
+		case had && (old == print || old == print+zoteroUnreadMark && z.Opts.OCR == nil):
 			res.Unchanged++
 		default:
 			chunks, warnings, err := z.build(ctx, it, vis, print)
@@ -162,6 +162,10 @@ func (z *ZoteroSync) Sync(ctx context.Context) (ZoteroResult, error) {
 	}
 	return res, nil
 }
+
+// zoteroUnreadMark ends the fingerprint of an item whose scanned pages
+// were left unread for want of OCR.
+const zoteroUnreadMark = "+unread"
 
 // zoteroFingerprint changes whenever anything Jarvis stores of the item
 // does: the item, its attachments (and their files), annotations and
@@ -248,6 +252,7 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, visibility, prin
 		header += " — " + authors
 	}
 	var chunks []kb.Chunk
+	unreadScans := false // scanned pages left unread for want of OCR
 	add := func(content string, m kb.Metadata, more map[string]string) {
 		m.Extra = maps.Clone(extra)
 		maps.Copy(m.Extra, more)
@@ -336,14 +341,25 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, visibility, prin
 				return nil, warnings, err
 			}
 			warnings = append(warnings, fmt.Sprintf("attachment %s: %v", a.Key, err))
+			unreadScans = unreadScans || doc.NeedsOCR && z.Opts.OCR == nil // a scan, read once Tesseract is here
 			continue
 		}
 		for _, c := range doc.Chunks {
 			m := base
 			m.FilePath = file
 			m.AnnotationKind, m.Page, m.NoteText, m.Section = c.Meta.AnnotationKind, c.Meta.Page, c.Meta.NoteText, c.Meta.Section
-			open := ZoteroOpenPDF(a.Key, c.Meta.Page, "")
-			add(c.Content, m, map[string]string{ZoteroOpenField: open})
+			more := map[string]string{ZoteroOpenField: ZoteroOpenPDF(a.Key, c.Meta.Page, "")}
+			// Recognised text stays marked as recognised, and pages left
+			// unread say so, as for any paper.
+			for _, k := range []string{kb.OCRField, kb.OCRConfidenceField, UnreadField} {
+				if v := c.Meta.Extra[k]; v != "" {
+					more[k] = v
+				}
+			}
+			if c.Meta.Extra[UnreadField] != "" && z.Opts.OCR == nil {
+				unreadScans = true
+			}
+			add(c.Content, m, more)
 		}
 	}
 
@@ -356,6 +372,13 @@ func (z *ZoteroSync) build(ctx context.Context, it zotero.Item, visibility, prin
 			m := base
 			m.AnnotationKind, m.Section = pdf.KindNote, firstNonEmpty(n.Title, "Note")
 			add("[ZOTERO NOTE] "+part, m, map[string]string{ZoteroNoteField: n.Key})
+		}
+	}
+	if unreadScans {
+		// Marked in the stored fingerprint, so the item is read again
+		// once Tesseract is installed although nothing of it changed.
+		for i := range chunks {
+			chunks[i].Meta.ContentHash = print + zoteroUnreadMark
 		}
 	}
 	return chunks, warnings, nil

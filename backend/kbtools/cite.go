@@ -131,14 +131,15 @@ func Identity(m kb.Metadata) string {
 		if m.Score != nil {
 			add("score", fmt.Sprintf("%d/10", *m.Score))
 		}
-		// Recognised words may be misread: the model and the user are told.
-		add("text", kb.OCRNote(m.Extra))
 	case m.Category != "" || m.Status != "" || m.Entity != "" || m.EventDate != "":
 		add("category", m.Category)
 		add("status", m.Status)
 		add("entity", m.Entity)
 		add("date", m.EventDate)
 	}
+	// Recognised words may be misread (a scan, a photo, an image in the
+	// vault): the model and the user are told.
+	add("text", kb.OCRNote(m.Extra))
 	return strings.Join(parts, " · ")
 }
 

@@ -113,3 +113,20 @@ func TestPendingRemovalsAreSingleUse(t *testing.T) {
 		t.Fatalf("second take: %v", err)
 	}
 }
+
+// Recognised text says so wherever it comes from: a scanned paper and an
+// image of the vault alike.
+func TestIdentityMarksRecognisedText(t *testing.T) {
+	ocr := map[string]string{kb.OCRField: "tesseract", kb.OCRConfidenceField: "91"}
+	for _, m := range []kb.Metadata{
+		{DocType: kb.DocPaper, Source: "file:///scan.pdf", Extra: ocr},
+		{DocType: kb.DocNote, Source: kb.SourceVault, FilePath: "boards/plan.png", Extra: ocr},
+	} {
+		if id := Identity(m); !strings.Contains(id, "recognised by OCR, 91% confidence") {
+			t.Errorf("%s: identity %q", m.DocType, id)
+		}
+	}
+	if id := Identity(kb.Metadata{DocType: kb.DocNote, Source: kb.SourceVault, FilePath: "a.md"}); id != "" {
+		t.Errorf("a plain note: %q", id)
+	}
+}
