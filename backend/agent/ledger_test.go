@@ -83,3 +83,25 @@ func TestEveryRequestOfACloudTurnIsRecordedWithTheDocumentsItCarried(t *testing.
 		t.Errorf("records by the note: %d", len(bySource))
 	}
 }
+
+// A listing sends titles and fields, not passages to cite, yet its
+// documents are in the request all the same: the record names them (and
+// no private one).
+func TestAListingsDocumentsAreRecordedAsCarried(t *testing.T) {
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	w.cloud.expect(&call{Tool: "list_documents", Args: map[string]any{"kind": "notes"}})
+	if err := w.turn(s); err != nil {
+		t.Fatal(err)
+	}
+	rs := cloudRecords(t, w, ledger.Filter{Session: s.ID})
+	if len(rs) != 2 || !slices.Contains(keys(rs[1]), "garden/tomatoes.md") {
+		t.Fatalf("the request after the listing must name what it listed: %d records, %v", len(rs), keys(rs[len(rs)-1]))
+	}
+	for _, k := range keys(rs[1]) {
+		if strings.HasPrefix(k, "private/") {
+			t.Fatalf("a private note is named in a cloud record: %v", keys(rs[1]))
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
@@ -80,6 +81,7 @@ func renderChunks(l *Ledger, header string, chunks []kb.Chunk) string {
 			title += " — " + m.Section
 		}
 		l.offer(Passage{Title: title, Source: kbtools.CiteName(m), Text: p.String()})
+		l.carry(ledger.Source{Key: kbtools.CiteName(m), Title: m.Title})
 		b.WriteString(p.String())
 	}
 	b.WriteString(EndData)
@@ -326,15 +328,16 @@ func (k *KB) listDocuments(ctx context.Context, s *Session, args map[string]any)
 	if len(docs) == 0 {
 		return "The knowledge base has no matching documents.", "listed 0 documents", nil
 	}
-	return renderListing(docs, "documents", kbtools.SummaryLine), fmt.Sprintf("listed %d documents", len(docs)), nil
+	return renderListing(LedgerFrom(ctx), docs, "documents", kbtools.SummaryLine), fmt.Sprintf("listed %d documents", len(docs)), nil
 }
 
 // renderListing is a tool result listing documents, one line each, fenced
 // as data.
-func renderListing(docs []kb.DocumentSummary, what string, line func(kb.DocumentSummary) string) string {
+func renderListing(l *Ledger, docs []kb.DocumentSummary, what string, line func(kb.DocumentSummary) string) string {
 	var b strings.Builder
 	for _, d := range docs {
 		b.WriteString(line(d) + "\n")
+		l.carry(ledger.Source{Key: kbtools.SummaryCiteName(d), Title: d.Title})
 	}
 	return fmt.Sprintf("%d %s:\n%s\n%s\n%s", len(docs), what, BeginData, strings.TrimSpace(b.String()), EndData)
 }
@@ -359,7 +362,7 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 	if len(docs) == 0 {
 		return "No records match.", "found 0 records", nil
 	}
-	return renderListing(docs, "records", kbtools.RecordLine), fmt.Sprintf("found %d records", len(docs)), nil
+	return renderListing(LedgerFrom(ctx), docs, "records", kbtools.RecordLine), fmt.Sprintf("found %d records", len(docs)), nil
 }
 
 func (k *KB) timeline(ctx context.Context, s *Session, args map[string]any) (string, string, error) {
@@ -420,6 +423,7 @@ func (k *KB) readFile(ctx context.Context, s *Session, args map[string]any) (str
 		return "", "", err
 	}
 	LedgerFrom(ctx).offer(Passage{Title: n.Path, Source: n.Path, Text: n.Text})
+	LedgerFrom(ctx).carry(ledger.Source{Key: n.Path, Title: n.Path})
 	return fmt.Sprintf("%s [source: %s]\n%s\n%s\n%s", n.Path, n.Path, BeginData, n.Text, EndData), "read " + n.Path, nil
 }
 

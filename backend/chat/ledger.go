@@ -22,6 +22,18 @@ type Ledger struct {
 	private  bool
 	emit     func(Event)
 	offered  []Passage // what tool results are made of, for ask-before-sending
+	// carriedAlso are documents whose text a tool result holds without
+	// making them evidence (a listing's titles, a past chat, a draft):
+	// the cloud ledger records them too.
+	carriedAlso []ledger.Source
+}
+
+// carry notes documents a tool result sends without handing them as
+// evidence to cite.
+func (l *Ledger) carry(ss ...ledger.Source) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.carriedAlso = append(l.carriedAlso, ss...)
 }
 
 type ledgerKey struct{}
@@ -170,6 +182,9 @@ func (l *Ledger) carried(before []ledger.Source) []ledger.Source {
 		}
 		out = append(out, ledger.Source{Key: key, Title: c.Title})
 	}
+	l.mu.Lock()
+	out = append(out, l.carriedAlso...)
+	l.mu.Unlock()
 	return dedupeSources(out)
 }
 

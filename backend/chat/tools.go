@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -141,7 +142,16 @@ func DraftTools(a *drafts.Agent) map[string]Tool {
 		"read_draft": {Def: llm.Tool{Name: "read_draft", Description: "Read a draft file.",
 			Parameters: schema([]string{"draft_id"}, map[string]string{"draft_id": "draft id", "filename": "file (default: the main file)"})},
 			Run: wrap(func(ctx context.Context, c drafts.Caller, a2 map[string]any) (drafts.ToolResult, error) {
-				return a.ReadDraft(ctx, c, str(a2, "draft_id"), str(a2, "filename"))
+				res, err := a.ReadDraft(ctx, c, str(a2, "draft_id"), str(a2, "filename"))
+				if err == nil {
+					// The draft's text goes to the model: the cloud ledger names it.
+					key := "draft:" + str(a2, "draft_id")
+					if f := str(a2, "filename"); f != "" {
+						key += "/" + f
+					}
+					LedgerFrom(ctx).carry(ledger.Source{Key: key, Title: "draft " + str(a2, "draft_id")})
+				}
+				return res, err
 			})},
 		"propose_draft_edit": {Def: llm.Tool{Name: "propose_draft_edit", Description: "Propose a new full text for an existing draft file; the user reviews each change before anything is written.",
 			Parameters: schema([]string{"draft_id", "new_text"}, map[string]string{"draft_id": "draft id", "filename": "file (default: the main file)", "new_text": "the complete proposed text", "summary": "one line on what changes"})},
