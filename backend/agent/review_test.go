@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -160,5 +161,58 @@ func TestAskBeforeSendingReviewsADraftBeforeItIsSent(t *testing.T) {
 	}
 	if e := events[len(events)-1]; e.Kind != chat.EventReply {
 		t.Fatalf("the turn ended with %s %q", e.Kind, e.Text)
+	}
+}
+
+// summaryMark is how a summary request sets out its paper (llm's
+// Summarize: the instructions, then the title), as JSON escapes it.
+var summaryMark = []byte(`\n\nTitle: `)
+
+// In a session that asks before sending, add_document's own requests to
+// the cloud model (the paper's metadata, its summary) are shown first: one
+// kept back never reaches the provider, and the paper is added without it;
+// a summary kept back stops the turn with nothing of it sent.
+func TestAskBeforeSendingCoversAddDocumentsOwnRequests(t *testing.T) {
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	w.cfg.Ledger.AskBeforeSending = true
+	paper, _ := filepath.Abs("../pdf/testdata/annotated.pdf") // its first page is read for metadata
+	add := &call{Tool: "add_document", Args: map[string]any{"source": paper, "mode": "summary"}}
+	var asked []string
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	_, events := reviewCall(t, w, s, add, func(ps []chat.Passage) chat.Decision {
+		asked = append(asked, ps[0].Title)
+		return chat.Decision{Send: !strings.Contains(ps[0].Title, "metadata")}
+	})
+	if len(asked) != 2 || !strings.Contains(asked[0], "metadata") || !strings.Contains(asked[1], "to summarise") {
+		t.Fatalf("reviews asked: %q", asked)
+	}
+	if e := events[len(events)-1]; e.Kind != chat.EventReply {
+		t.Fatalf("the turn ended with %s %q", e.Kind, e.Text)
+	}
+	var summarised bool
+	for _, b := range w.cloud.seen() {
+		if bytes.Contains(b, []byte("Reply with JSON only")) {
+			t.Fatalf("the metadata request kept back reached the provider:\n%.300s", b)
+		}
+		summarised = summarised || bytes.Contains(b, summaryMark) && bytes.Contains(bytes.ToLower(b), []byte("sparse attention"))
+	}
+	if !summarised {
+		t.Fatal("the summary the user sent never went")
+	}
+
+	// Keeping the summary back: the turn stops, and its text never left.
+	s2 := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	_, events = reviewCall(t, w, s2, &call{Tool: "add_document", Args: map[string]any{"source": paper, "mode": "summary", "allow_duplicate": true}},
+		func(ps []chat.Passage) chat.Decision {
+			return chat.Decision{Send: !strings.Contains(ps[0].Title, "to summarise")}
+		})
+	if e := events[len(events)-1]; e.Kind != chat.EventStopped {
+		t.Fatalf("a summary kept back must stop the turn; it ended with %s %q", e.Kind, e.Text)
+	}
+	for _, b := range w.cloud.seen() {
+		if bytes.Contains(b, summaryMark) {
+			t.Fatalf("the summary request kept back reached the provider:\n%.300s", b)
+		}
 	}
 }

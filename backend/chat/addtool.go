@@ -55,6 +55,9 @@ func addDocument(ctx context.Context, k *KB, p *Papers, s *Session, args map[str
 			return "", "", errs.WithHint(err, "retry with mode=full_text")
 		}
 		a.Model = m
+		if rv := modelReviewFrom(ctx); rv != nil && m != nil {
+			a.Model = reviewedModel{Model: m, review: rv} // the session asks before sending
+		}
 	}
 	added, err := k.AddPaper(ctx, kbCaller(ctx, s), &p.Papers, a)
 	if err != nil {

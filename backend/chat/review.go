@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
 
@@ -137,6 +138,78 @@ func (r *Runner) review(ctx context.Context, t *turn, s *Session, tool string, o
 		t.send(EventStatus, fmt.Sprintf("withheld %d of %d passages", withheld, len(passages)), nil)
 	}
 	return out, nil
+}
+
+// A tool that makes model requests of its own (add_document: a paper's
+// summary, its metadata, figure captions) goes to the session's model
+// too; in a session that asks before sending, each such request's text is
+// shown first, and kept back unless the user sends it whole.
+
+type modelReviewKey struct{}
+
+// modelReview shows what a tool's own model request would send (what it
+// is, its text) and returns nil to send it or an errs.Cancelled error.
+type modelReview func(ctx context.Context, what, text string) error
+
+func withModelReview(ctx context.Context, rv modelReview) context.Context {
+	return context.WithValue(ctx, modelReviewKey{}, rv)
+}
+
+func modelReviewFrom(ctx context.Context) modelReview {
+	rv, _ := ctx.Value(modelReviewKey{}).(modelReview)
+	return rv
+}
+
+func (r *Runner) reviewModelRequest(t *turn, s *Session, tool string) modelReview {
+	return func(ctx context.Context, what, text string) error {
+		p := Passage{Title: what, Text: r.redact(text)} // shown as it would be sent
+		p.Bytes = len(p.Text)
+		t.send(EventStatus, "waiting for you to review what would be sent", nil)
+		d, err := r.Confirm.Review(ctx, fmt.Sprintf("Send %s (%s) to %s?", what, byteSize(p.Bytes), s.ModelSpec()),
+			map[string]any{"passages": []Passage{p}, "bytes": p.Bytes, "model": s.ModelSpec(), "tool": tool})
+		if err != nil {
+			return err
+		}
+		if !d.Send || len(d.Withhold) > 0 { // one piece: withholding it is not sending it
+			return errs.New(errs.Cancelled, "chat.review", "you kept %s from the model; nothing of it was sent", what)
+		}
+		return nil
+	}
+}
+
+// reviewedModel puts a review before each of a model's requests.
+type reviewedModel struct {
+	ingest.Model
+	review modelReview
+}
+
+func (m reviewedModel) Complete(ctx context.Context, messages []llm.Message, maxTokens, contextLength int) (string, error) {
+	var text []string
+	for _, msg := range messages {
+		for _, b := range msg.Content {
+			if b.Type == llm.BlockText {
+				text = append(text, b.Text)
+			}
+		}
+	}
+	if err := m.review(ctx, "a request about the paper (its metadata)", strings.Join(text, "\n\n")); err != nil {
+		return "", err
+	}
+	return m.Model.Complete(ctx, messages, maxTokens, contextLength)
+}
+
+func (m reviewedModel) Summarize(ctx context.Context, title, text, pdfPath string, maxTokens int) (string, error) {
+	if err := m.review(ctx, fmt.Sprintf("the text of %q, to summarise", title), text); err != nil {
+		return "", err
+	}
+	return m.Model.Summarize(ctx, title, text, pdfPath, maxTokens)
+}
+
+func (m reviewedModel) DescribeImage(ctx context.Context, image []byte, about string) (string, error) {
+	if err := m.review(ctx, fmt.Sprintf("a figure of %q, to caption", about), fmt.Sprintf("(an image of %s)", byteSize(len(image)))); err != nil {
+		return "", err
+	}
+	return m.Model.DescribeImage(ctx, image, about)
 }
 
 func countPassages(n, docs int) string {

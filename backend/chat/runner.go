@@ -250,6 +250,9 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 				// no secret (an error echoing a key, say) may ride along.
 				t.calledTool(call.Name)
 				mark := t.ledger.offeredCount()
+				if r.Asks(s) {
+					ctx = withModelReview(ctx, r.reviewModelRequest(t, s, call.Name))
+				}
 				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
 					if d, ok := e.Data.(map[string]any); ok {
 						if msg, ok := d["error"].(string); ok {
