@@ -148,7 +148,10 @@ func ProviderFactory(cfg *config.Config, getenv func(string) string) func(spec s
 	return func(spec string) (llm.Provider, error) {
 		book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
 		if err != nil {
-			return nil, err
+			// Fail closed, and not as "no model": the model is there, but
+			// nothing goes to it unrecorded.
+			return nil, errs.WithHint(errs.Wrapf(errs.Privacy, "agent.provider", err, "nothing was sent: the record of what goes to models (the cloud ledger) cannot be written"),
+				"make "+cfg.LedgerDir()+" a folder Jarvis can write to (see jarvis-cli doctor)")
 		}
 		return llm.MakeProvider(cfg, spec, llm.Options{Getenv: getenv, ConvertPDF: ingest.ConvertFile, Ledger: book,
 			SummaryPrompt: func() (string, error) { return store.Load(prompts.PaperSummary) }})

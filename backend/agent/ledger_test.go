@@ -3,10 +3,13 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/chat"
+	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 )
@@ -103,5 +106,27 @@ func TestAListingsDocumentsAreRecordedAsCarried(t *testing.T) {
 		if strings.HasPrefix(k, "private/") {
 			t.Fatalf("a private note is named in a cloud record: %v", keys(rs[1]))
 		}
+	}
+}
+
+// Fail closed: when the ledger cannot be written (its folder is a file
+// here), a cloud turn sends nothing and says why.
+func TestACloudTurnIsNotSentWhenItsRecordCannotBeWritten(t *testing.T) {
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	if err := os.RemoveAll(w.cfg.LedgerDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.cfg.LedgerDir(), []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	w.cloud.expect(nil)
+	_, err := w.ag.Runner.Start(context.Background(), s, "how do tomatoes grow?", func(chat.Event) {})
+	if !errs.Is(err, errs.Privacy) || !strings.Contains(err.Error(), "ledger") || !strings.Contains(errs.HintOf(err), w.cfg.LedgerDir()) {
+		t.Fatalf("the turn must be refused, saying why: %v (hint %q)", err, errs.HintOf(err))
+	}
+	if n := len(w.cloud.seen()); n != 0 {
+		t.Fatalf("%d requests went out without a record", n)
 	}
 }
