@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
 )
@@ -429,5 +431,42 @@ func TestTheServerSeesNotesIndexedElsewhere(t *testing.T) {
 	var out mcpserver.SearchOut
 	if res, _ := call(t, cs, "search", map[string]any{"query": "wormery"}, &out); res.IsError || len(out.Results) != 1 || out.Results[0].Source != "garden/worms.md" {
 		t.Errorf("a note indexed by another process: %s %+v", errorText(res), out)
+	}
+}
+
+// An MCP client's ask is recorded in the ledger like any chat turn: one
+// record per model request, for its session, naming the public notes it
+// carried and no private one.
+func TestAnAskIsRecordedInTheLedger(t *testing.T) {
+	f := newFixture(t, false)
+	cs := f.connect(t)
+	var out mcpserver.AskOut
+	if res, _ := call(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out); res.IsError {
+		t.Fatal(errorText(res))
+	}
+	book, err := ledger.Shared(f.cfg.LedgerDir(), f.cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := book.List(context.Background(), ledger.Filter{Session: out.SessionID})
+	if err != nil || len(rs) < 2 {
+		t.Fatalf("%d records for an ask that searched, then answered: %v", len(rs), err)
+	}
+	var carried []string
+	for _, r := range rs {
+		if r.Purpose != ledger.PurposeChat || !r.Local || r.Outcome != ledger.OK {
+			t.Errorf("record %+v", r)
+		}
+		for _, s := range r.Sources {
+			carried = append(carried, s.Key)
+		}
+	}
+	if !slices.Contains(carried, "garden/compost.md") {
+		t.Fatalf("the records do not name the note the answer used: %v", carried)
+	}
+	for _, k := range carried {
+		if strings.HasPrefix(k, "private/") {
+			t.Fatalf("a private note is named: %v", carried)
+		}
 	}
 }
