@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/ledger"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 )
 
@@ -50,6 +51,19 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 	if _, off := disabled["digest"]; !off {
 		t.Fatal("digest must be disabled by default")
 	}
+	// A request body older than ledger.keep_days, and a fresh one.
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []ledger.Record{
+		{Started: time.Now().AddDate(0, 0, -(cfg.Ledger.KeepDays + 5)), Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "m", Body: "an old request body"},
+		{Started: time.Now(), Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "m", Body: "a fresh request body"},
+	} {
+		if _, err := book.Begin(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := &jsync.Scheduler{Jobs: jobs, StatusPath: filepath.Join(root, "status.json"), Disabled: disabled}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
@@ -57,6 +71,16 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 	ran := s.RunDue(context.Background())
 	if strings.Join(ran, ",") != "ledger_prune,pdf_scan,vault_refresh" {
 		t.Fatalf("ran %v", ran)
+	}
+	// The scheduled prune dropped the old body and kept both records.
+	recs, err := book.List(context.Background(), ledger.Filter{})
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records after the prune: %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if old := r.Started.Before(time.Now().AddDate(0, 0, -cfg.Ledger.KeepDays)); old != (r.Body == "") {
+			t.Fatalf("after the scheduled prune: started %s, body %q", r.Started, r.Body)
+		}
 	}
 	st := s.Status()
 	for _, id := range ran {
