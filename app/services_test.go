@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -588,5 +589,36 @@ func TestViewSourceFindsByLibraryKeyWhenTheFileIsGone(t *testing.T) {
 	}
 	if !strings.Contains(body, "cutting memory") {
 		t.Fatalf("the paper's text is missing: %q", body)
+	}
+}
+
+// Settings → Sent to the cloud: requests to the local model are left out
+// unless asked for, and the provider and purpose narrow the list.
+func TestSettingsLedgerFilters(t *testing.T) {
+	s, cfg := services(t)
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []ledger.Record{
+		{Purpose: ledger.PurposeChat, Provider: "ollama", Model: "llama", Local: true},
+		{Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "claude"},
+		{Purpose: ledger.PurposeDigest, Provider: "openrouter", Model: "m"},
+	} {
+		if _, err := book.Begin(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		f    LedgerFilter
+		want int
+	}{
+		{LedgerFilter{}, 2}, {LedgerFilter{Local: true}, 3}, {LedgerFilter{Provider: "anthropic"}, 1},
+		{LedgerFilter{Purpose: ledger.PurposeDigest}, 1}, {LedgerFilter{Provider: "ollama"}, 0}, {LedgerFilter{Provider: "ollama", Local: true}, 1},
+	} {
+		rs, err := s.Settings.Ledger(c.f)
+		if err != nil || len(rs) != c.want {
+			t.Errorf("%+v: %d records (%v), want %d", c.f, len(rs), err, c.want)
+		}
 	}
 }

@@ -51,6 +51,33 @@ describe('Settings → Sent to the cloud', () => {
     expect(screen.queryByTestId('ledger-body')).not.toBeNull()
   })
 
+  it('filters by provider and purpose (from what the records hold), and shows local requests on request', async () => {
+    const asked: LedgerFilter[] = []
+    const w = fakeBackend({
+      'Settings.AskBeforeSending': () => false,
+      'Settings.Ledger': (f: LedgerFilter) => {
+        asked.push({ ...f })
+        return records.filter((r) => (!f.provider || r.provider === f.provider) && (!f.purpose || r.purpose === f.purpose))
+      },
+    })
+    render(CloudLedger, { props: { backend: w.backend } })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(2))
+    const provider = screen.getByLabelText('Provider') as HTMLSelectElement
+    expect([...provider.options].map((o) => o.value)).toEqual(['', 'anthropic', 'openrouter'])
+    await fireEvent.change(provider, { target: { value: 'openrouter' } })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(1))
+    expect(asked.at(-1)?.provider).toBe('openrouter')
+    expect(screen.getByTestId('ledger-row').textContent).toContain('digest scoring')
+    await fireEvent.change(provider, { target: { value: '' } })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(2))
+    const purpose = screen.getByLabelText('Purpose') as HTMLSelectElement
+    await fireEvent.change(purpose, { target: { value: 'chat turn' } })
+    await waitFor(() => expect(screen.getAllByTestId('ledger-row').length).toBe(1))
+    expect(asked.at(-1)).toMatchObject({ purpose: 'chat turn', provider: '', local: false })
+    await fireEvent.click(screen.getByLabelText('Local too'))
+    await waitFor(() => expect(asked.at(-1)?.local).toBe(true))
+  })
+
   it('reads the records again each time the view is shown again', async () => {
     let calls = 0
     const w = fakeBackend({ 'Settings.AskBeforeSending': () => false, 'Settings.Ledger': () => (++calls === 1 ? [records[1]] : records) })
