@@ -150,6 +150,12 @@ func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi
 	if e.Limits.MaxPixels > 0 && width*height > e.Limits.MaxPixels {
 		return Result{}, errs.New(errs.Conversion, op, "the page image is %d×%d pixels, more than the %d Mpx Jarvis reads", width, height, e.Limits.MaxPixels/1_000_000)
 	}
+	// Tesseract gone since Lookup (uninstalled, a moved binary) is the
+	// engine broken, not the page: no later page will fare better. (Under
+	// prlimit a missing binary would otherwise look like a failed page.)
+	if _, err := os.Stat(e.bin); err != nil {
+		return Result{}, errs.WithHint(errs.Wrapf(errs.Internal, op, err, "tesseract is no longer there"), InstallHint)
+	}
 	pctx, cancel := context.WithTimeout(ctx, e.Limits.Timeout)
 	defer cancel()
 	args := []string{"stdin", "stdout", "-l", strings.Join(e.Languages, "+"), "--dpi", strconv.Itoa(dpi), "--psm", "3", "tsv"}
@@ -165,13 +171,15 @@ func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Start()
-	if err == nil {
-		if e.Background {
-			_ = priority.LowerChild(cmd.Process.Pid) // best effort: at worst it runs at the caller's priority
-		}
-		err = cmd.Wait()
+	if err := cmd.Start(); err != nil {
+		// Tesseract could not even start (not executable): the engine is
+		// broken, not the page.
+		return Result{}, errs.WithHint(errs.Wrapf(errs.Internal, op, err, "tesseract could not be started"), InstallHint)
 	}
+	if e.Background {
+		_ = priority.LowerChild(cmd.Process.Pid) // best effort: at worst it runs at the caller's priority
+	}
+	err := cmd.Wait()
 	switch {
 	case ctx.Err() != nil:
 		return Result{}, errs.Wrap(errs.Cancelled, op, ctx.Err())

@@ -8,6 +8,8 @@ import (
 	"image/draw"
 	"image/png"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,4 +133,37 @@ func drawText(t *testing.T, fontData []byte, lines []string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Tesseract removed after it was found: the engine says it is broken
+// (Internal, with the install hint), not that the page failed, so a long
+// scan stops trying instead of failing page after page.
+func TestATesseractGoneSinceLookupIsABrokenEngine(t *testing.T) {
+	ocrtest.Engine(t) // the real one must be installed (see ocrtest)
+	real, err := exec.LookPath("tesseract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs, err := exec.Command(real, "--list-langs").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "tesseract")
+	script := "#!/bin/sh\ncat <<'EOF'\n" + string(langs) + "EOF\n"
+	if err := os.WriteFile(fake, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	eng, err := ocr.Lookup(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(fake); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Recognize(context.Background(), []byte("png"), 10, 10, 300)
+	if !errs.Is(err, errs.Internal) || errs.Is(err, errs.Conversion) || !strings.Contains(errs.HintOf(err), "apt install tesseract-ocr") {
+		t.Fatalf("err = %v (hint %q)", err, errs.HintOf(err))
+	}
 }
