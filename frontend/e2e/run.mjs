@@ -807,6 +807,14 @@ await test('a cloud session asks before sending: a passage the user withholds ne
   check(turns.length === after.filter((b) => (b.tools ?? []).length).length, `the ledger has ${turns.length} chat-turn record(s) for ${after.length} request(s) on the wire`)
   const carried = turns.flatMap((r) => (r.sources ?? []).map((s) => s.key))
   check(carried.length > 0, 'no record lists the sources it carried')
+  // The window lists the same records for the session as jarvis-cli does.
+  const session = turns[0].session
+  const cliRows = (Array.isArray(ledger) ? ledger : ledger.records).filter((r) => r.session === session && !r.local)
+  await page.getByLabel('Session', { exact: true }).fill(session)
+  await page.getByRole('button', { name: 'Filter', exact: true }).click()
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=ledger-row]').length === n, cliRows.length)
+  await page.getByLabel('Session', { exact: true }).fill('')
+  await page.getByRole('button', { name: 'Filter', exact: true }).click()
   // And the Library says, per document, that it was sent.
   await page.getByRole('button', { name: 'Library', exact: true }).click()
   await page.getByRole('button', { name: 'Notes & records' }).click()
