@@ -107,7 +107,7 @@ func KBTools(k *KB) map[string]Tool {
 				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)"}))},
 			Run: k.queryRecords},
 		"timeline": {Def: llm.Tool{Name: "timeline", Description: "Everything about one person, lab, project or journal in date order, oldest first: the records filed under it " +
-			"(their entity field) and every note, paper or past chat that names it, each with its date and citation label.",
+			"(their entity field) and every note, paper or past chat that names it, each with its date and citation label. An entity with a note of its own is also found by that note's aliases.",
 			Parameters: schema([]string{"entity"}, map[string]string{"entity": "the name as the notes write it, e.g. Tanaka", "limit": "at most this many items (default 50)"})},
 			Run: k.timeline},
 		"kb_stats": {Def: llm.Tool{Name: "kb_stats", Description: "Counts by document type, record type and status, and the Zotero collections and item types in use.", Parameters: schema(nil, map[string]string{})},

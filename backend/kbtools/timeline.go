@@ -11,6 +11,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // TimelineItem is one dated appearance of an entity: a record filed under
@@ -26,7 +27,9 @@ type TimelineItem struct {
 // Timeline is everything about an entity (a person, lab, project,
 // journal) in date order, oldest first: the records whose entity field is
 // it, then every document whose text names it (a wikilink [[Name]]
-// included), each once and each cited. The caller's pool bounds both, so a
+// included), each once and each cited. An entity with a note of its own
+// (people/Tanaka.md, aliases: [Dr. Tanaka, 田中]) is found by any of its
+// names, asked for by any of them. The caller's pool bounds both, so a
 // cloud caller's timeline is the one a store without private notes gives.
 func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) ([]TimelineItem, error) {
 	const op = "timeline"
@@ -39,13 +42,21 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 	}
 	// Nothing is handed to the caller until the items are chosen: what it
 	// is given, and so cites and becomes private by, is what it sees.
-	records, err := k.Store.ListWith(ctx, c.Scope(kb.Filter{Entity: entity}), kb.ListOptions{Limit: limit, Sort: kb.ByDateAsc})
-	if err != nil {
-		return nil, err
+	names := k.names(ctx, c, entity)
+	var records []kb.DocumentSummary
+	for _, name := range names {
+		rs, err := k.Store.ListWith(ctx, c.Scope(kb.Filter{Entity: name}), kb.ListOptions{Limit: limit, Sort: kb.ByDateAsc})
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, rs...)
 	}
 	var items []TimelineItem
 	seen := map[string]bool{}
 	for _, d := range records {
+		if seen[d.Key] {
+			continue
+		}
 		seen[d.Key] = true
 		items = append(items, TimelineItem{Date: dayOf(d.EventDate, d.Changed), Doc: d, Record: true,
 			Citation: Citation{Source: SummaryCiteName(d), Title: d.Title, FilePath: d.FilePath}})
@@ -56,22 +67,28 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 	if c.Person {
 		n = max(MaxResults, limit) + len(records)
 	}
-	found, unscoped, err := k.search(ctx, c, SearchArgs{Query: entity, N: n})
-	if err != nil {
-		return nil, err
+	var chunks []kb.Chunk
+	var unscoped []kb.Hit
+	for _, name := range names {
+		found, all, err := k.search(ctx, c, SearchArgs{Query: name, N: n})
+		if err != nil {
+			return nil, err
+		}
+		chunks, unscoped = append(chunks, found.Chunks...), append(unscoped, all...)
 	}
-	for _, ch := range found.Chunks {
+	for _, ch := range chunks {
 		m := ch.Meta
 		key := cmp.Or(m.FilePath, m.Source)
 		// A mention names the entity; a passage only similar in meaning,
 		// or one where the name is part of another word, is not one.
-		if seen[key] || nameAt(ch.Content+"\n"+m.Title, entity) < 0 {
+		name := namedIn(ch.Content+"\n"+m.Title, names)
+		if seen[key] || name == "" {
 			continue
 		}
 		seen[key] = true
 		d := kb.DocumentSummary{Key: key, DocType: m.DocType, Visibility: m.Visibility, Source: m.Source, FilePath: m.FilePath, Title: m.Title,
 			Authors: m.Authors, DOI: m.DOI, Category: m.Category, Status: m.Status, Entity: m.Entity, EventDate: m.EventDate, Changed: cmp.Or(m.ModifiedAt, m.DateAdded)}
-		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: analysis.Plain(analysis.Excerpt(ch.Content, entity, TimelineExcerptChars)), Citation: CitationOf(ch)})
+		items = append(items, TimelineItem{Date: dayOf(m.EventDate, d.Changed), Doc: d, Excerpt: analysis.Plain(analysis.Excerpt(ch.Content, name, TimelineExcerptChars)), Citation: CitationOf(ch)})
 	}
 	// Oldest first; undated items last, records before mentions.
 	slices.SortStableFunc(items, func(a, b TimelineItem) int {
@@ -88,7 +105,7 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 		}
 	}
 	if c.Cloud {
-		c.withheld(k.privateAbout(ctx, entity, unscoped))
+		c.withheld(k.privateAbout(ctx, names, unscoped))
 	}
 	return items, nil
 }
@@ -96,18 +113,88 @@ func (k *KB) Timeline(ctx context.Context, c Caller, entity string, limit int) (
 // privateAbout counts, for the user, the private records filed under an
 // entity and the private passages that name it: what a cloud caller's
 // timeline kept back.
-func (k *KB) privateAbout(ctx context.Context, entity string, hits []kb.Hit) int {
-	records, err := k.Store.List(ctx, kb.Filter{Entity: entity, Visibility: []string{kb.Private}}, MaxListed)
-	if err != nil {
-		return 0 // a count for the user's display only; the timeline stands
+func (k *KB) privateAbout(ctx context.Context, names []string, hits []kb.Hit) int {
+	counted := map[string]bool{}
+	for _, name := range names {
+		records, err := k.Store.List(ctx, kb.Filter{Entity: name, Visibility: []string{kb.Private}}, MaxListed)
+		if err != nil {
+			return 0 // a count for the user's display only; the timeline stands
+		}
+		for _, d := range records {
+			counted[d.Key] = true
+		}
 	}
-	n := len(records)
+	n := len(counted)
+	passages := map[int64]bool{}
 	for _, h := range hits {
-		if h.Chunk.Meta.Visibility == kb.Private && h.Chunk.Meta.Entity != entity && nameAt(h.Chunk.Content+"\n"+h.Chunk.Meta.Title, entity) >= 0 {
+		m := h.Chunk.Meta
+		if m.Visibility == kb.Private && !slices.Contains(names, m.Entity) && !passages[h.Chunk.ID] && namedIn(h.Chunk.Content+"\n"+m.Title, names) != "" {
+			passages[h.Chunk.ID] = true
 			n++
 		}
 	}
 	return n
+}
+
+// names is the entity and its other names. When a vault note the caller
+// may see is the entity's own (titled with the name, or listing it among
+// its frontmatter aliases), its title and its aliases name the entity too;
+// what the caller may not see adds no name.
+func (k *KB) names(ctx context.Context, c Caller, entity string) []string {
+	names := []string{entity}
+	add := func(name string) {
+		if name = strings.TrimSpace(name); name != "" && !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
+			names = append(names, name)
+		}
+	}
+	if k.VaultRoot == "" {
+		return names
+	}
+	found, _, err := k.search(ctx, c, SearchArgs{Query: entity, N: aliasCandidates, Filter: kb.Filter{DocTypes: []string{kb.DocNote}}})
+	if err != nil {
+		return names // the timeline under the name asked for still stands
+	}
+	checked := map[string]bool{}
+	for _, ch := range found.Chunks {
+		m := ch.Meta
+		if m.Source != kb.SourceVault || checked[m.FilePath] {
+			continue
+		}
+		checked[m.FilePath] = true
+		n, err := k.ReadNote(ctx, c, "timeline", m.FilePath)
+		if err != nil {
+			continue
+		}
+		block, _, ok := vault.SplitFrontmatter(n.Text)
+		if !ok {
+			continue
+		}
+		rec, _ := vault.ParseRecord(block)
+		own := strings.EqualFold(strings.TrimSpace(m.Title), entity) && len(rec.Aliases) > 0 ||
+			slices.ContainsFunc(rec.Aliases, func(a string) bool { return strings.EqualFold(strings.TrimSpace(a), entity) })
+		if !own {
+			continue
+		}
+		add(m.Title)
+		for _, a := range rec.Aliases {
+			add(a)
+		}
+	}
+	return names
+}
+
+// aliasCandidates is how many notes that mention a name are looked at for
+// the one that is the entity's own.
+const aliasCandidates = 10
+
+// namedIn is the first of names that text names as a whole word, or "".
+func namedIn(text string, names []string) string {
+	for _, name := range names {
+		if nameAt(text, name) >= 0 {
+			return name
+		}
+	}
+	return ""
 }
 
 // TimelineExcerptChars is about how much of a mention's passage a timeline

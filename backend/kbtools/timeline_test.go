@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +135,81 @@ func TestATimelineSearchesPastTheDefaultResultCount(t *testing.T) {
 	}
 	if len(items) != 4 {
 		t.Fatalf("%d items, want the 2 records and the 2 mentions: %+v", len(items), items)
+	}
+}
+
+// aliasKB is a vault where Dr. Tanaka has a note of her own with aliases:
+// a record is filed under one alias, a note names her by another. A
+// private note gives a project an alias that only the user may see.
+func aliasKB(t *testing.T) *KB {
+	t.Helper()
+	root := t.TempDir()
+	notes := map[string]string{
+		"people/Tanaka.md":  "---\naliases: [Dr. Tanaka, 田中]\n---\n# Tanaka\n\nCollaborator on single-cell work.\n",
+		"meetings/visit.md": "---\ncategory: meeting\nentity: Dr. Tanaka\ndate: 2026-04-01\n---\n# Lab visit\n\nA tour of the sequencing core.\n",
+		"notes/kyoto.md":    "# Kyoto\n\n田中さんと京都で会った。\n",
+		"ideas/plain.md":    "# Plain\n\nNothing about anyone in particular.\n",
+		"private/Orion.md":  "---\naliases: [Bluebird]\n---\n# The project\n\nIts secret name.\n",
+		"notes/bird.md":     "# Birds\n\nBluebird migration counts.\n",
+		"notes/orion.md":    "# Stars\n\nOrion is visible in winter.\n",
+	}
+	for rel, text := range notes {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := kb.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: 400}
+	if _, err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+}
+
+func timelinePaths(t *testing.T, k *KB, c Caller, entity string) []string {
+	t.Helper()
+	items, err := k.Timeline(context.Background(), c, entity, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, it := range items {
+		paths = append(paths, it.Doc.FilePath)
+	}
+	return paths
+}
+
+// An entity is followed by all its names: asked for by its title or by any
+// alias, the timeline holds the record filed under an alias and the note
+// naming her by another; a private note's aliases widen only the user's
+// own timeline, never a cloud caller's.
+func TestTimelineFollowsAnEntityByItsAliases(t *testing.T) {
+	k := aliasKB(t)
+	for _, asked := range []string{"Tanaka", "Dr. Tanaka", "田中"} {
+		paths := timelinePaths(t, k, Caller{Person: true}, asked)
+		for _, want := range []string{"meetings/visit.md", "notes/kyoto.md"} {
+			if !slices.Contains(paths, want) {
+				t.Errorf("asked for %q: %s missing from %v", asked, want, paths)
+			}
+		}
+		if slices.Contains(paths, "ideas/plain.md") {
+			t.Errorf("asked for %q: a note naming nobody is in %v", asked, paths)
+		}
+	}
+	// The private note says Bluebird is Orion: the user's timeline of
+	// Bluebird includes the star note; a cloud caller's does not.
+	if paths := timelinePaths(t, k, Caller{Person: true}, "Bluebird"); !slices.Contains(paths, "notes/orion.md") {
+		t.Errorf("the user's timeline misses the alias from the private note: %v", paths)
+	}
+	if paths := timelinePaths(t, k, Caller{Cloud: true}, "Bluebird"); slices.Contains(paths, "notes/orion.md") || slices.Contains(paths, "private/Orion.md") {
+		t.Errorf("a private note's alias reached a cloud caller's timeline: %v", paths)
 	}
 }

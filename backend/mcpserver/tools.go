@@ -183,7 +183,7 @@ func (c *conn) addTools(srv *mcp.Server) {
 			map[string][]any{"kind": kindEnum, "sort": {"date_desc", "date_asc", "changed", "added"}}, true, c.queryRecords)
 		tool(srv, "timeline", "Timeline of an entity",
 			"Everything about one person, lab, project or journal in date order, oldest first: the records filed under it (their entity field) "+
-				"and every note, paper or past conversation that names it, each with its date and source id.",
+				"and every note, paper or past conversation that names it, each with its date and source id. An entity with a note of its own is also found by that note's aliases.",
 			nil, true, c.timeline)
 		tool(srv, "recent", "Recently changed",
 			"Notes, papers and conversations edited or added since a time, most recent first.",
