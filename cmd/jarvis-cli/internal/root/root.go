@@ -15,6 +15,7 @@ import (
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/digestcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/doctor"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/draftscmd"
+	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/inboxcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/kbcmd"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/ledgercmd"
@@ -59,6 +60,7 @@ It shares ~/.jarvis (or $JARVIS_HOME) with the desktop app.`,
 	}
 	add("kb", kbcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("kb", convertcmd.New(d.IO, d.LoadConfig))
+	add("kb", inboxcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", askcmd.New(d.IO, d.LoadConfig, d.Getenv))
 	add("agent", draftscmd.New(d.IO, d.LoadConfig))
 	add("agent", mcpcmd.New(d.IO, d.LoadConfig, d.Getenv))
