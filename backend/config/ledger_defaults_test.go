@@ -59,3 +59,11 @@ func TestLedgerKeepDaysZeroLoadsAsZero(t *testing.T) {
 		t.Errorf("[ledger] keep_days = 7, ask_before_sending = true loaded as %+v", cfg.Ledger)
 	}
 }
+
+// A negative keep_days is refused, naming the key, rather than read as 0.
+func TestNegativeKeepDaysIsRefused(t *testing.T) {
+	home := t.TempDir()
+	if err := SetIn(home, "ledger", "keep_days", -3); err == nil || !strings.Contains(err.Error(), "ledger.keep_days") {
+		t.Fatalf("keep_days = -3 was written: %v", err)
+	}
+}

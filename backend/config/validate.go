@@ -55,6 +55,7 @@ func (c *Config) Validate() error {
 		{"drafts.dir", strings.TrimSpace(c.Drafts.Dir) == "", "must not be empty"},
 		{"drafts.max_file_bytes", c.Drafts.MaxFileBytes < 1, "must be at least 1"},
 		{"drafts.retention_days", c.Drafts.RetentionDays < 0, "must be 0 (never sweep) or more"},
+		{"ledger.keep_days", c.Ledger.KeepDays < 0, "must be 0 (keep no request bodies) or more"},
 		{"drafts.gc_hour", c.Drafts.GCHour < 0 || c.Drafts.GCHour > 23, "must be an hour from 0 to 23"},
 		{"drafts.compile_timeout_seconds", c.Drafts.CompileTimeoutSeconds < 1, "must be at least 1"},
 		{"drafts.pdf_margin", strings.TrimSpace(c.Drafts.PDFMargin) == "", "must be a length such as 2cm"},
