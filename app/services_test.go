@@ -451,10 +451,7 @@ func TestLibraryAddIsPrivateByResolvedPathOrChoice(t *testing.T) {
 // model and other documents' requests do not count.
 func TestLibraryRowsSayWhatWasSentToTheCloud(t *testing.T) {
 	s, cfg := services(t)
-	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
-	if err != nil {
-		t.Fatal(err)
-	}
+	book := ledgerOf(t, cfg)
 	send := func(local bool, keys ...string) {
 		r := ledger.Record{Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "claude-test", Local: local}
 		for _, k := range keys {
@@ -596,10 +593,7 @@ func TestViewSourceFindsByLibraryKeyWhenTheFileIsGone(t *testing.T) {
 // unless asked for, and the provider and purpose narrow the list.
 func TestSettingsLedgerFilters(t *testing.T) {
 	s, cfg := services(t)
-	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
-	if err != nil {
-		t.Fatal(err)
-	}
+	book := ledgerOf(t, cfg)
 	for _, r := range []ledger.Record{
 		{Purpose: ledger.PurposeChat, Provider: "ollama", Model: "llama", Local: true},
 		{Purpose: ledger.PurposeChat, Provider: "anthropic", Model: "claude"},
@@ -621,4 +615,14 @@ func TestSettingsLedgerFilters(t *testing.T) {
 			t.Errorf("%+v: %d records (%v), want %d", c.f, len(rs), err, c.want)
 		}
 	}
+}
+
+// ledgerOf is the ledger of the home cfg names, as every process opens it.
+func ledgerOf(t *testing.T, cfg *config.Config) *ledger.Ledger {
+	t.Helper()
+	book, err := ledger.Shared(cfg.LedgerDir(), cfg.Ledger.KeepDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return book
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
-	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // ledger records what a caller was handed.
@@ -39,29 +38,12 @@ func newKB(t *testing.T) *KB {
 		"private/secrets.md": "# Secrets\n\nThe grant committee meets in March.\n",
 		"manual/long.md":     long,
 	}
-	for rel, text := range notes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeNotes(t, root, notes)
 	// A public-looking path that is a link into the private folder.
 	if err := os.Symlink(filepath.Join(root, "private", "diary.md"), filepath.Join(root, "garden", "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := kb.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: 200, ChunkOverlap: 0}
-	if _, err := r.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+	return kbAt(t, root, 200)
 }
 
 func TestSearchGivesCloudCallersThePublicPoolAndCountsWhatItKeptBack(t *testing.T) {

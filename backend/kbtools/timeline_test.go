@@ -16,6 +16,42 @@ import (
 // timelineKB is a vault about Dr. Tanaka: two meeting records filed under
 // her, a note and a private diary entry that name her, and a note that
 // does not.
+// vaultKB writes notes into the vault at root (private/ is private),
+// indexes it with chunks of chunkSize, and returns the tool layer over it.
+func vaultKB(t *testing.T, root string, notes map[string]string, chunkSize int) *KB {
+	t.Helper()
+	writeNotes(t, root, notes)
+	return kbAt(t, root, chunkSize)
+}
+
+func writeNotes(t *testing.T, root string, notes map[string]string) {
+	t.Helper()
+	for rel, text := range notes {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// kbAt indexes the vault at root as it is.
+func kbAt(t *testing.T, root string, chunkSize int) *KB {
+	t.Helper()
+	s, err := kb.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: chunkSize}
+	if _, err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+}
+
 func timelineKB(t *testing.T) *KB {
 	t.Helper()
 	root := t.TempDir()
@@ -26,25 +62,7 @@ func timelineKB(t *testing.T) *KB {
 		"private/diary.md":   "# Diary\n\nTanaka was short with me today.\n",
 		"ideas/other.md":     "# Other\n\nNothing about anyone in particular.\n",
 	}
-	for rel, text := range notes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := kb.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: 400}
-	if _, err := r.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+	return vaultKB(t, root, notes, 400)
 }
 
 func TestTimelineListsRecordsAndMentionsInDateOrderEachCited(t *testing.T) {
@@ -153,25 +171,7 @@ func aliasKB(t *testing.T) *KB {
 		"notes/bird.md":     "# Birds\n\nBluebird migration counts.\n",
 		"notes/orion.md":    "# Stars\n\nOrion is visible in winter.\n",
 	}
-	for rel, text := range notes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := kb.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	r := &vault.Refresher{Root: root, PrivateDirs: []string{"private"}, Store: s, ChunkSize: 400}
-	if _, err := r.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
+	return vaultKB(t, root, notes, 400)
 }
 
 func timelinePaths(t *testing.T, k *KB, c Caller, entity string) []string {
