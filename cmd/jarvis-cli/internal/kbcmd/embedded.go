@@ -261,14 +261,14 @@ func addEmbeddingCommands(cmd *cobra.Command, io *iostreams.IO, load func() (*co
 			r := e.Refresher()
 			r.Progress = func(done, total int) { fmt.Fprintf(io.Err, "\rnotes %d/%d", done, total) }
 			res, err := r.Refresh(ctx)
-			fmt.Fprintln(io.Err)
-			for _, w := range res.Warnings {
-				fmt.Fprintf(io.Err, "warning: %s\n", w)
-			}
+			endProgress(io.Err, res.Warnings)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(io.Out, "added %d, updated %d, deleted %d, reclassified %d\n", res.Added, res.Updated, res.Deleted, res.Reclassified)
+			if res.Withdrawn > 0 {
+				fmt.Fprintf(io.Out, "removed %d public copies of files that are private now\n", res.Withdrawn)
+			}
 			if err := e.Store.WarmIndex(ctx); err != nil { // leaves the snapshot a cold `kb search` starts from
 				return err
 			}

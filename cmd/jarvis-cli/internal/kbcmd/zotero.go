@@ -3,6 +3,7 @@ package kbcmd
 import (
 	"context"
 	"fmt"
+	goio "io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,10 +98,7 @@ func runIndexZotero(ctx context.Context, io *iostreams.IO, cfg *config.Config, o
 	z.Progress = func(done, total int) { fmt.Fprintf(io.Err, "\ritems %d/%d", done, total) }
 	start := time.Now()
 	res, err := z.Sync(ctx)
-	fmt.Fprintln(io.Err)
-	for _, w := range res.Warnings {
-		fmt.Fprintf(io.Err, "warning: %s\n", w)
-	}
+	endProgress(io.Err, res.Warnings)
 	if err != nil {
 		return err
 	}
@@ -135,4 +133,13 @@ func addPrivateCollections(io *iostreams.IO, cfg *config.Config, names []string)
 		fmt.Fprintf(io.Err, "zotero.private_collections set to %s\n", strings.Join(cfg.Zotero.PrivateCollections, ", "))
 	}
 	return nil
+}
+
+// endProgress ends a \r-rewritten progress line on w and prints each
+// warning the work gathered on a line of its own.
+func endProgress(w goio.Writer, warnings []string) {
+	fmt.Fprintln(w)
+	for _, line := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", line)
+	}
 }
