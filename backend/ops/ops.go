@@ -105,6 +105,13 @@ func (t *Tracker) Start(kind, title string, work Work) string {
 				o.Retryable = retryable[errs.CodeOf(err)]
 			}
 		})
+		// Only a retryable failure keeps its work: a finished one lets go
+		// of what the work holds (an encrypted PDF's password, say).
+		t.mu.Lock()
+		if e.op.State != Failed || !e.op.Retryable {
+			e.work = nil
+		}
+		t.mu.Unlock()
 	}()
 	return e.op.ID
 }
@@ -143,14 +150,19 @@ func (t *Tracker) Cancel(id string) bool {
 func (t *Tracker) Retry(id string) (string, error) {
 	t.mu.Lock()
 	e, ok := t.ops[id]
+	var op Op
+	var work Work
+	if ok {
+		op, work = e.op, e.work
+	}
 	t.mu.Unlock()
 	switch {
 	case !ok:
 		return "", errs.New(errs.NotFound, "ops.Retry", "no operation %s", id)
-	case e.op.State != Failed || !e.op.Retryable:
-		return "", errs.New(errs.Invalid, "ops.Retry", "%s cannot be retried (%s)", e.op.Title, e.op.State)
+	case op.State != Failed || !op.Retryable || work == nil:
+		return "", errs.New(errs.Invalid, "ops.Retry", "%s cannot be retried (%s)", op.Title, op.State)
 	}
-	return t.Start(e.op.Kind, e.op.Title, e.work), nil
+	return t.Start(op.Kind, op.Title, work), nil
 }
 
 // List returns every operation still remembered, oldest first.

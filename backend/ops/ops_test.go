@@ -128,3 +128,46 @@ func TestOperationRecordsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A finished operation lets go of its work (and so of what the work holds,
+// such as an encrypted PDF's password); a retryable failure keeps it for
+// Retry.
+func TestOnlyARetryableFailureKeepsItsWork(t *testing.T) {
+	l := &log{}
+	tr := &Tracker{Emit: l.emit}
+	held := func(id string) bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return tr.ops[id].work != nil
+	}
+	let := func(id string) {
+		t.Helper()
+		for deadline := time.Now().Add(3 * time.Second); held(id); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("op %s still holds its work", id)
+			}
+		}
+	}
+	done := tr.Start("add", "a paper", func(context.Context, Report) (string, error) { return "added", nil })
+	wait(t, l, done, Done)
+	let(done)
+	if _, err := tr.Retry(done); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("retrying a finished op: %v", err)
+	}
+	bad := tr.Start("add", "a damaged paper", func(context.Context, Report) (string, error) {
+		return "", errs.New(errs.Conversion, "test", "damaged")
+	})
+	wait(t, l, bad, Failed)
+	let(bad)
+	flaky := tr.Start("add", "a paper, model down", func(context.Context, Report) (string, error) {
+		return "", errs.New(errs.LLM, "test", "model unreachable")
+	})
+	wait(t, l, flaky, Failed)
+	time.Sleep(20 * time.Millisecond) // past the moment work is let go of, were it
+	if !held(flaky) {
+		t.Fatal("a retryable failure lost its work")
+	}
+	if _, err := tr.Retry(flaky); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+}
