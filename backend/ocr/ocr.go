@@ -77,7 +77,7 @@ func Lookup(want []string) (*Engine, error) {
 		return nil, errs.WithHint(errs.New(errs.NotFound, op, "Tesseract has no language data installed"), InstallHint)
 	}
 	if len(want) == 0 {
-		e.Languages = e.Installed
+		e.Languages = defaultLanguages(e.Installed)
 		return e, nil
 	}
 	for _, l := range want {
@@ -92,9 +92,20 @@ func Lookup(want []string) (*Engine, error) {
 		e.Languages = append(e.Languages, l)
 	}
 	if len(e.Languages) == 0 {
-		e.Languages = e.Installed
+		e.Languages = defaultLanguages(e.Installed)
 	}
 	return e, nil
+}
+
+// defaultLanguages is every installed language with English first when it
+// is there: Tesseract lays the page out by the first language, and an
+// alphabetical list would put, say, chi_sim in charge of English papers.
+func defaultLanguages(installed []string) []string {
+	out := slices.Clone(installed)
+	if i := slices.Index(out, "eng"); i > 0 {
+		out = append([]string{"eng"}, slices.Delete(out, i, i+1)...)
+	}
+	return out
 }
 
 func (e *Engine) listLanguages() ([]string, error) {

@@ -167,3 +167,15 @@ func TestATesseractGoneSinceLookupIsABrokenEngine(t *testing.T) {
 		t.Fatalf("err = %v (hint %q)", err, errs.HintOf(err))
 	}
 }
+
+// Without ocr_languages every installed language is used, English first
+// (it leads the page layout), whatever else is installed.
+func TestDefaultLanguagesPutEnglishFirst(t *testing.T) {
+	eng, err := ocr.Lookup(nil)
+	if err != nil {
+		t.Fatalf("no tesseract: %v", err)
+	}
+	if len(eng.Languages) != len(eng.Installed) || eng.Languages[0] != "eng" {
+		t.Fatalf("languages %v from installed %v", eng.Languages, eng.Installed)
+	}
+}
