@@ -44,7 +44,7 @@ func wireWindow(svc *app.Services, cfg *config.Config, wailsCtx *atomic.Pointer[
 			return nil, err
 		}
 		return runtime.OpenMultipleFilesDialog(ctx, runtime.OpenDialogOptions{Title: title,
-			Filters: []runtime.FileFilter{{DisplayName: "PDFs and notes", Pattern: "*.pdf;*.md;*.markdown;*.txt"}}})
+			Filters: []runtime.FileFilter{{DisplayName: "PDFs, notes and images", Pattern: "*.pdf;*.md;*.markdown;*.txt;*.png;*.jpg;*.jpeg;*.tif;*.tiff;*.webp"}}})
 	}
 	svc.Setup.PickFolder = func(title string) (string, error) {
 		ctx, err := window()

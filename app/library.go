@@ -249,7 +249,7 @@ func (l *Library) PickFiles() ([]string, error) {
 	if l.Pick == nil {
 		return nil, errs.WithHint(errs.New(errs.NotFound, "library.PickFiles", "no file dialog is available here"), "type the file's full path instead")
 	}
-	paths, err := l.Pick("Add PDFs or notes to the knowledge base")
+	paths, err := l.Pick("Add PDFs, notes or images to the knowledge base")
 	if paths == nil {
 		paths = []string{}
 	}

@@ -114,7 +114,7 @@ func (s *Services) RefreshVault(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Refresher().Refresh(ctx)
+	res, err := e.BackgroundRefresher().Refresh(ctx)
 	for _, w := range res.Warnings {
 		s.logf("vault_refresh: warning: %s", w)
 	}
@@ -176,6 +176,9 @@ func (s *Services) SyncZotero(ctx context.Context) error {
 	z, err := e.ZoteroSync()
 	if err != nil || z == nil {
 		return err
+	}
+	if z.Opts.OCR != nil {
+		z.Opts.OCR.Background = true // scans in Zotero yield to the window, as the inbox's do
 	}
 	print += "\nprivate " + strings.Join(z.PrivateCollections, "\n")
 	s.mu.Lock()

@@ -342,13 +342,20 @@ func (e *Engine) Backfill(ctx context.Context, o kb.BackfillOptions) (kb.Backfil
 // Refresher syncs the configured vault into this engine's store. Notes are
 // stored with pending vectors (found by keyword at once); Backfill embeds
 // them.
-func (e *Engine) Refresher() *vault.Refresher {
+func (e *Engine) Refresher() *vault.Refresher { return e.refresher(false) }
+
+// BackgroundRefresher is Refresher for background work (the tray): the
+// OCR of vault images runs at low priority, yielding to the window.
+func (e *Engine) BackgroundRefresher() *vault.Refresher { return e.refresher(true) }
+
+func (e *Engine) refresher(background bool) *vault.Refresher {
 	r := &vault.Refresher{Root: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, Exclude: e.Cfg.Vault.Exclude,
 		Store: e.Store, ChunkSize: e.Cfg.RAG.ChunkSize, ChunkOverlap: e.Cfg.RAG.ChunkOverlap}
 	if e.Cfg.Vault.IndexImages {
 		// Without OCR the images stay unindexed, as with the setting off;
 		// doctor says why.
 		if eng, err := e.OCR(); err == nil {
+			eng.Background = background
 			r.ReadImage = ingest.ImageText(eng, e.Cfg.ImagesDir())
 		}
 	}
