@@ -64,8 +64,38 @@ func (p Page) Readable() bool {
 		return false
 	}
 	t := p.text()
+	if p.ImageCover >= 0.5 && t.letters < stampLetters && p.marginOnly() {
+		// A scan a library stamped ("This content downloaded from ...
+		// about.jstor.org/terms"): its only text is a line or two at the
+		// edge, and the body is the image.
+		return false
+	}
 	return t.letters >= 50 || t.letters >= 2 && p.ImageCover < 0.5
 }
+
+// stampLetters is more letters than a download stamp holds and fewer than
+// a page of text.
+const stampLetters = 400
+
+// marginOnly reports whether every letter lies in the page's top or
+// bottom band (stampBand of its height), where stamps and running heads go.
+func (p Page) marginOnly() bool {
+	if p.Height <= 0 {
+		return false
+	}
+	band := p.Height * stampBand
+	for _, c := range p.Chars {
+		if !unicode.IsLetter(c.R) {
+			continue
+		}
+		if c.Box.Y0 > band && c.Box.Y1 < p.Height-band {
+			return false
+		}
+	}
+	return true
+}
+
+const stampBand = 0.15
 
 // recognise replaces the text layer of page p (0-based index i in r) by
 // what Tesseract reads off its rendering, when that reads more letters.

@@ -252,3 +252,29 @@ func TestOCRTimeDoesNotCountAgainstTheDocumentLimit(t *testing.T) {
 		t.Fatalf("ocr %d pages in %s: the test needs recognition slower than the limit", d.OCRPages(), took)
 	}
 }
+
+// stampedPage is a full-page scan whose text layer is only a library's
+// download stamp along the bottom edge (at y from the top, in points).
+func stampedPage(y float64) Page {
+	p := Page{Width: 612, Height: 792, ImageCover: 1}
+	stamp := "This content downloaded from 128.32.10.230 on Mon, 02 Mar 2020 17:05:11 UTC. All use subject to https://about.jstor.org/terms"
+	for i, r := range stamp {
+		x := 40 + float64(i)*4
+		p.Chars = append(p.Chars, Char{R: r, Size: 7, Box: Rect{x, y, x + 4, y + 7}})
+	}
+	return p
+}
+
+// A scan that only carries a download stamp is a scan: its body is read by
+// OCR. The same letters across the middle of an image page are text.
+func TestAStampedScanIsNotReadable(t *testing.T) {
+	if stampedPage(770).Readable() {
+		t.Fatal("a stamped scan was taken as readable: its body would never be recognised")
+	}
+	if !stampedPage(400).Readable() {
+		t.Fatal("text across the middle of an image page is text")
+	}
+	if p := stampedPage(770); func() bool { p.ImageCover = 0.1; return !p.Readable() }() {
+		t.Fatal("a born-digital page with a footer is readable")
+	}
+}
