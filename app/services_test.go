@@ -354,21 +354,9 @@ func TestRemovingAVaultNoteCanExcludeIt(t *testing.T) {
 }
 
 func TestPaperMetadataEditByListKeyAndPassageMarks(t *testing.T) {
-	events := make(chan any, 64)
 	s, _ := services(t)
-	s.core.ops.Emit = func(o ops.Op) { events <- o }
 	paper, _ := filepath.Abs("../backend/pdf/testdata/paper.pdf")
-	id, err := s.Library.Add(paper, true, false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if final := waitOp(t, events, id); final.State != ops.Done {
-		t.Fatalf("%+v", final)
-	}
-	docs, err := s.Library.Documents("papers", "")
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("%v %+v", err, docs)
-	}
+	docs := addOnePaper(t, s, paper)
 	if n, err := s.Library.SetMeta(docs[0].Key, "Sparse Attention, Revised", "Ada Example", "10.1/x"); err != nil || n == 0 {
 		t.Fatalf("the key the library lists must be editable: %d %v", n, err)
 	}
@@ -554,25 +542,13 @@ func TestScreenshotIsFoundAndOpensBoxed(t *testing.T) {
 // way the Library keys it (a local PDF by its file path), in the chat's
 // lookup order.
 func TestViewSourceFindsByLibraryKeyWhenTheFileIsGone(t *testing.T) {
-	events := make(chan any, 64)
 	s, _ := services(t)
-	s.core.ops.Emit = func(o ops.Op) { events <- o }
 	src, _ := os.ReadFile("../backend/pdf/testdata/paper.pdf")
 	paper := filepath.Join(t.TempDir(), "paper.pdf")
 	if err := os.WriteFile(paper, src, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	id, err := s.Library.Add(paper, true, false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if final := waitOp(t, events, id); final.State != ops.Done {
-		t.Fatalf("%+v", final)
-	}
-	docs, err := s.Library.Documents("papers", "")
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("%v %+v", err, docs)
-	}
+	docs := addOnePaper(t, s, paper)
 	if err := os.Remove(paper); err != nil {
 		t.Fatal(err)
 	}
@@ -625,4 +601,25 @@ func ledgerOf(t *testing.T, cfg *config.Config) *ledger.Ledger {
 		t.Fatal(err)
 	}
 	return book
+}
+
+// addOnePaper adds the PDF at path through the Library, as the window's
+// Add does, waits for the operation and returns the papers listed: that
+// one.
+func addOnePaper(t *testing.T, s *Services, path string) []DocumentRow {
+	t.Helper()
+	events := make(chan any, 64)
+	s.core.ops.Emit = func(o ops.Op) { events <- o }
+	id, err := s.Library.Add(path, true, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := waitOp(t, events, id); final.State != ops.Done {
+		t.Fatalf("%+v", final)
+	}
+	docs, err := s.Library.Documents("papers", "")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v %+v", err, docs)
+	}
+	return docs
 }
