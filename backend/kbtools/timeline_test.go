@@ -213,3 +213,41 @@ func TestTimelineFollowsAnEntityByItsAliases(t *testing.T) {
 		t.Errorf("a private note's alias reached a cloud caller's timeline: %v", paths)
 	}
 }
+
+// A timeline runs across every kind of document: a paper and a past chat
+// that name the entity stand beside the notes, in date order, each cited
+// by its own source.
+func TestTimelineTakesInPapersAndPastChats(t *testing.T) {
+	k, ctx := timelineKB(t), context.Background()
+	extra := []kb.Chunk{
+		{Content: "Single-cell atlas of the gut, with Tanaka and colleagues.", EmbedText: "Single-cell atlas of the gut, with Tanaka and colleagues.",
+			Meta: kb.Metadata{DocType: kb.DocPaper, Visibility: kb.Public, Source: "https://arxiv.org/abs/2604.01234", Title: "Gut atlas", DateAdded: "2026-04-15T09:00:00Z"}},
+		{Content: "User: what did Tanaka say about the cell lines? Assistant: she will share them.", EmbedText: "User: what did Tanaka say about the cell lines?",
+			Meta: kb.Metadata{DocType: kb.DocChat, Visibility: kb.Public, Source: "chat:20260601-100000-0123456789ab", Title: "Cell lines", DateAdded: "2026-06-01T10:00:00Z"}},
+	}
+	if err := k.Store.Ingest(ctx, nil, extra, nil); err != nil {
+		t.Fatal(err)
+	}
+	items, err := k.Timeline(ctx, Caller{Person: true}, "Tanaka", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, it := range items {
+		if it.Doc.DocType == kb.DocPaper || it.Doc.DocType == kb.DocChat {
+			if it.Citation.Source != it.Doc.Source {
+				t.Errorf("%s is cited as %q", it.Doc.Source, it.Citation.Source)
+			}
+			order = append(order, it.Doc.Source)
+		}
+	}
+	want := []string{"https://arxiv.org/abs/2604.01234", "chat:20260601-100000-0123456789ab"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("papers and chats in the timeline: %v, want %v in date order", order, want)
+	}
+	for i := 1; i < len(items); i++ {
+		if a, b := items[i-1].Date, items[i].Date; a != "" && b != "" && a > b {
+			t.Fatalf("out of date order: %s before %s", a, b)
+		}
+	}
+}
