@@ -100,6 +100,33 @@ describe('the chat pane', () => {
     await waitFor(() => expect(w.called('Shell.OpenInObsidian')[0]?.args).toEqual(['garden/tomatoes.md']))
   })
 
+  it('opens a cited note in Jarvis\'s own viewer when Obsidian cannot take it', async () => {
+    const w = fakeBackend({
+      'Shell.Info': () => info,
+      'Shell.Obsidian': () => true,
+      'Shell.OpenInObsidian': () => {
+        throw new Error('no obsidian:// handler')
+      },
+      'Library.ViewSource': () => ({ title: 'tomatoes', chunks: [{ id: 3, text: 'Tomatoes need full sun.' }], cited: 3 }),
+      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
+      'Chat.Models': () => [],
+      'Chat.Open': () => ({
+        ...base,
+        display: [
+          { role: 'user', text: 'tomatoes?', at },
+          { role: 'assistant', text: 'Full sun [source: garden/tomatoes.md].', at,
+            citations: [{ source: 'garden/tomatoes.md', file_path: 'garden/tomatoes.md', chunk_id: 3, wikilink: '[[garden/tomatoes]]' }] },
+        ],
+      }),
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    await fireEvent.click(await screen.findByTestId('open-obsidian'))
+    await waitFor(() => expect(w.called('Library.ViewSource')).toHaveLength(1))
+    expect(w.called('Shell.OpenInObsidian')[0]?.args).toEqual(['garden/tomatoes.md'])
+    expect((await screen.findByTestId('viewer')).textContent).toContain('Tomatoes need full sun.')
+  })
+
   it('opens a cited Zotero item in Zotero at its annotation, and in its own viewer when Zotero cannot take it', async () => {
     const link = 'zotero://open-pdf/library/items/ATT12345?page=3&annotation=ANN12345'
     let zoteroWorks = true
