@@ -20,6 +20,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
+	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 	"github.com/jarvis-kb/jarvis/backend/pdf"
@@ -622,4 +623,36 @@ func addOnePaper(t *testing.T, s *Services, path string) []DocumentRow {
 		t.Fatalf("%v %+v", err, docs)
 	}
 	return docs
+}
+
+// Opening a chat on a local model loads the model into Ollama ahead of
+// the first question (a generate request with keep_alive and no prompt),
+// so the first answer does not wait on a cold load.
+func TestOpeningALocalChatPreloadsItsModel(t *testing.T) {
+	preloads := make(chan map[string]any, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/generate" {
+			var body map[string]any
+			json.NewDecoder(r.Body).Decode(&body)
+			preloads <- body
+		}
+		fmt.Fprintln(w, `{"done":true}`)
+	}))
+	t.Cleanup(srv.Close)
+	s, _ := services(t, func(c *config.Config) { c.Chat.OllamaURL = srv.URL })
+	v, err := s.Chat.New("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Chat.Open(v.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case body := <-preloads:
+		if body["keep_alive"] != "30m" || body["model"] != llm.ParseSpec(v.Spec).Model || body["prompt"] != nil && body["prompt"] != "" {
+			t.Fatalf("preload request %v", body)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("opening the chat did not preload its model")
+	}
 }
