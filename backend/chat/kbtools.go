@@ -104,7 +104,8 @@ func KBTools(k *KB) map[string]Tool {
 		"query_records": {Def: llm.Tool{Name: "query_records", Description: "List records (notes with frontmatter: meetings, applications, contacts…) by their fields and their date, in date order: " +
 			"e.g. job applications since March, newest first, or every meeting with an entity. Each line has the record's date.",
 			Parameters: schema(nil, withFilters(map[string]string{"from": "earliest record date, YYYY-MM-DD or YYYY-MM (inclusive)", "to": "latest record date, YYYY-MM-DD or YYYY-MM (inclusive)",
-				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)"}))},
+				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)",
+				"field": "a frontmatter field (e.g. deadline) that from, to and the date sorts apply to instead of the record's date"}))},
 			Run: k.queryRecords},
 		"timeline": {Def: llm.Tool{Name: "timeline", Description: "Everything about one person, lab, project or journal in date order, oldest first: the records filed under it " +
 			"(their entity field) and every note, paper or past chat that names it, each with its date and citation label. An entity with a note of its own is also found by that note's aliases.",
@@ -350,7 +351,7 @@ func (k *KB) queryRecords(ctx context.Context, s *Session, args map[string]any) 
 		return "", "", err
 	}
 	a, o := kbtools.RecordDefaults(a, kb.ListOptions{Limit: intArg(args, "limit", 50), Sort: strings.TrimSpace(str(args, "sort")),
-		DateFrom: strings.TrimSpace(str(args, "from")), DateTo: strings.TrimSpace(str(args, "to"))})
+		DateFrom: strings.TrimSpace(str(args, "from")), DateTo: strings.TrimSpace(str(args, "to")), Field: kbtools.FieldKey(str(args, "field"))})
 	f, err := a.Filter("query_records")
 	if err != nil {
 		return "", "", err

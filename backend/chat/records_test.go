@@ -78,3 +78,27 @@ func TestQueryRecordsListsRecordsByDateInOrder(t *testing.T) {
 		t.Fatalf("an unknown sort is explained to the model: %v %+v", err, bad)
 	}
 }
+
+// query_records bounds and orders by another frontmatter field when the
+// model names one: applications due from April, soonest deadline first.
+func TestQueryRecordsByAnotherField(t *testing.T) {
+	f := newKB(t)
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, deadline string }{{"jobs/a.md", "2026-05-01"}, {"jobs/b.md", "2026-03-15"}, {"jobs/d.md", "2026-04-02"}} {
+		text := "Application " + r.path + "."
+		chunks = append(chunks, kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: kb.SourceVault,
+			FilePath: r.path, Title: r.path, Category: "job_application", EventDate: "2026-01-10", Extra: map[string]string{"x_deadline": r.deadline}}})
+	}
+	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, _, _ := turnCtx()
+	out, err := f.tools.Dispatch(ctx, cloud, call("query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"}), func(Event) {})
+	if err != nil || out.IsError {
+		t.Fatalf("%v %+v", err, out)
+	}
+	d, a, b := strings.Index(out.Content, "jobs/d.md"), strings.Index(out.Content, "jobs/a.md"), strings.Index(out.Content, "jobs/b.md")
+	if d < 0 || a < 0 || b >= 0 || d > a {
+		t.Fatalf("due from April, soonest first (d, then a; not b):\n%s", out.Content)
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
 )
 
 // The column table is the chunks table: every column the schema (with its
@@ -121,5 +124,49 @@ func TestListCountsAnnotationsAndKeepsTheAnnotated(t *testing.T) {
 	docs, err = s.ListWith(ctx, Filter{}, ListOptions{Annotated: true})
 	if err != nil || len(docs) != 1 || docs[0].Key != "arxiv:1" {
 		t.Fatalf("annotated only: %v %+v", err, docs)
+	}
+}
+
+// A listing sorts and bounds by any frontmatter field, not only the
+// record's date: applications by their deadline, say. Documents without
+// the field go last in either order, and are left out by a bound.
+func TestListSortsAndBoundsByAnyField(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	var chunks []Chunk
+	for path, deadline := range map[string]string{"jobs/a.md": "2026-05-01", "jobs/b.md": "2026-03-15", "jobs/c.md": "", "jobs/d.md": "2026-04-02"} {
+		extra := map[string]string{}
+		if deadline != "" {
+			extra["x_deadline"] = deadline
+		}
+		chunks = append(chunks, Chunk{Content: path, EmbedText: path, Meta: Metadata{DocType: DocNote, Visibility: Public, Source: SourceVault, FilePath: path,
+			Category: "application", EventDate: "2026-01-01", Extra: extra}})
+	}
+	if err := s.Ingest(ctx, nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(o ListOptions) string {
+		t.Helper()
+		docs, err := s.ListWith(ctx, Filter{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.Key)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := keys(ListOptions{Field: "x_deadline", Sort: ByDateAsc}); got != "jobs/b.md jobs/d.md jobs/a.md jobs/c.md" {
+		t.Errorf("by deadline, soonest first: %s", got)
+	}
+	if got := keys(ListOptions{Field: "x_deadline", Sort: ByDateDesc}); got != "jobs/a.md jobs/d.md jobs/b.md jobs/c.md" {
+		t.Errorf("by deadline, latest first: %s", got)
+	}
+	if got := keys(ListOptions{Field: "x_deadline", Sort: ByDateAsc, DateFrom: "2026-04", DateTo: "2026-04-30"}); got != "jobs/d.md" {
+		t.Errorf("deadlines in April: %s", got)
+	}
+	if _, err := s.ListWith(ctx, Filter{}, ListOptions{Field: "x_deadline') --", Sort: ByDateAsc}); !errs.Is(err, errs.Invalid) {
+		t.Errorf("a field that is not a key was accepted: %v", err)
 	}
 }

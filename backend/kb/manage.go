@@ -75,7 +75,15 @@ type ListOptions struct {
 	Title string
 	// Annotated keeps documents with at least one highlight or note.
 	Annotated bool
+	// Field, when set, is the frontmatter field (x_<key>, such as
+	// x_deadline) that the date sorts and DateFrom/DateTo apply to instead
+	// of the record's date. Values compare as written (YYYY-MM-DD sorts).
+	Field string
 }
+
+// fieldName is what a listing's Field may be: an x_ key of letters,
+// digits and underscores (it is written into the query).
+var fieldName = regexp.MustCompile(`^x_[a-z0-9_]+$`)
 
 // annotationsExpr counts a grouped document's highlights and notes (its
 // annotation chunks other than figure captions).
@@ -96,13 +104,20 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 	if o.Limit <= 0 {
 		o.Limit = 1000
 	}
+	dated := "MAX(c.event_date)"
+	if o.Field != "" {
+		if !fieldName.MatchString(o.Field) {
+			return nil, errs.WithHint(errs.New(errs.Invalid, op, "bad field %q", o.Field), "name a frontmatter field as x_<key>, e.g. x_deadline")
+		}
+		dated = "COALESCE(MAX(json_extract(c.extra, '$." + o.Field + "')), '')"
+	}
 	var having []string
 	if o.DateFrom != "" {
-		having = append(having, "MAX(c.event_date) != '' AND substr(MAX(c.event_date), 1, ?) >= ?")
+		having = append(having, dated+" != '' AND substr("+dated+", 1, ?) >= ?")
 		args = append(args, len(o.DateFrom), o.DateFrom)
 	}
 	if o.DateTo != "" {
-		having = append(having, "MAX(c.event_date) != '' AND substr(MAX(c.event_date), 1, ?) <= ?")
+		having = append(having, dated+" != '' AND substr("+dated+", 1, ?) <= ?")
 		args = append(args, len(o.DateTo), o.DateTo)
 	}
 	if o.ChangedSince != "" {
@@ -124,9 +139,9 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 	switch o.Sort {
 	case ByAdded, "added":
 	case ByDateDesc:
-		order = "MAX(c.event_date) = '', MAX(c.event_date) DESC, k"
+		order = dated + " = '', " + dated + " DESC, k"
 	case ByDateAsc:
-		order = "MAX(c.event_date) = '', MAX(c.event_date) ASC, k"
+		order = dated + " = '', " + dated + " ASC, k"
 	case ByChanged:
 		order = changedExpr + " DESC, k"
 	default:

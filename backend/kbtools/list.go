@@ -2,6 +2,7 @@ package kbtools
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
@@ -42,6 +43,16 @@ func (k *KB) Stats(ctx context.Context, c Caller) (kb.Counts, error) {
 		c.saw(kb.Private)
 	}
 	return counts, nil
+}
+
+// FieldKey is the stored key of a frontmatter field a user or a model
+// names ("deadline" or "x_deadline" is x_deadline); "" stays "".
+func FieldKey(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		return ""
+	}
+	return "x_" + strings.TrimPrefix(name, "x_")
 }
 
 // RecordDefaults fills what a records query leaves unset, the same for

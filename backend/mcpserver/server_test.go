@@ -470,3 +470,26 @@ func TestAnAskIsRecordedInTheLedger(t *testing.T) {
 		}
 	}
 }
+
+// query_records orders and bounds by another frontmatter field when the
+// client names one.
+func TestQueryRecordsByAnotherField(t *testing.T) {
+	notes := map[string]string{
+		"jobs/a.md": "---\ncategory: job_application\ndeadline: 2026-05-01\n---\n# A\n\nApplied.\n",
+		"jobs/b.md": "---\ncategory: job_application\ndeadline: 2026-03-15\n---\n# B\n\nApplied.\n",
+		"jobs/d.md": "---\ncategory: job_application\ndeadline: 2026-04-02\n---\n# D\n\nApplied.\n",
+	}
+	cs := newFixtureOf(t, false, notes).connect(t)
+	var out mcpserver.DocsOut
+	res, _ := call(t, cs, "query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"}, &out)
+	if res.IsError {
+		t.Fatal(errorText(res))
+	}
+	var got []string
+	for _, d := range out.Documents {
+		got = append(got, d.Source)
+	}
+	if strings.Join(got, " ") != "jobs/d.md jobs/a.md" {
+		t.Fatalf("due from April, soonest first = %v", got)
+	}
+}

@@ -91,6 +91,7 @@ type RecordsIn struct {
 	From  string `json:"from,omitempty" jsonschema:"earliest record date, inclusive: YYYY-MM-DD, or YYYY-MM for a whole month"`
 	To    string `json:"to,omitempty" jsonschema:"latest record date, inclusive: YYYY-MM-DD, or YYYY-MM for a whole month"`
 	Sort  string `json:"sort,omitempty" jsonschema:"date_desc (newest first, default), date_asc, changed (last edited first) or added"`
+	Field string `json:"field,omitempty" jsonschema:"a frontmatter field (e.g. deadline) that from, to and the date sorts apply to instead of the record's date"`
 	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, 1 to 200 (default 200)"`
 	Filters
 }
@@ -231,7 +232,8 @@ func (c *conn) listDocuments(ctx context.Context, _ *mcp.CallToolRequest, in Lis
 }
 
 func (c *conn) queryRecords(ctx context.Context, _ *mcp.CallToolRequest, in RecordsIn) (*mcp.CallToolResult, DocsOut, error) {
-	a, o := kbtools.RecordDefaults(in.Filters.args(), kb.ListOptions{Limit: in.Limit, Sort: in.Sort, DateFrom: strings.TrimSpace(in.From), DateTo: strings.TrimSpace(in.To)})
+	a, o := kbtools.RecordDefaults(in.Filters.args(), kb.ListOptions{Limit: in.Limit, Sort: in.Sort, DateFrom: strings.TrimSpace(in.From), DateTo: strings.TrimSpace(in.To),
+		Field: kbtools.FieldKey(in.Field)})
 	return c.query(ctx, "query_records", a, o)
 }
 

@@ -1,6 +1,7 @@
 package kbcmd
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -224,5 +225,47 @@ func TestTimelineOfAnEntity(t *testing.T) {
 	out, _, _ = runAll(t, cfg, "", "timeline", "Tanaka", "--private=false")
 	if strings.Contains(out, "diary") || strings.Count(out, "\n") != 2 {
 		t.Fatalf("public timeline:\n%s", out)
+	}
+}
+
+// kb records orders and bounds by any frontmatter field: applications by
+// their deadline, soonest first, the ones due from April on; --since and
+// --sort must name the same field.
+func TestRecordsBySomeOtherField(t *testing.T) {
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, deadline string }{{"jobs/a.md", "2026-05-01"}, {"jobs/b.md", "2026-03-15"}, {"jobs/d.md", "2026-04-02"}} {
+		chunks = append(chunks, kb.Chunk{Content: "applied", EmbedText: "applied", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: kb.SourceVault,
+			FilePath: r.path, Title: strings.TrimSuffix(path.Base(r.path), ".md"), Category: "job_application", EventDate: "2026-01-10", Extra: map[string]string{"x_deadline": r.deadline}}})
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	order := func(out string) string {
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			for _, name := range []string{"a", "b", "d"} {
+				if strings.Contains(line, "jobs/"+name+".md") {
+					got = append(got, name)
+				}
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	out, err := run(t, cfg, "", "records", "--where", "category=job_application", "--sort", "deadline")
+	if err != nil || order(out) != "b d a" {
+		t.Fatalf("by deadline, soonest first: %v\n%s", err, out)
+	}
+	out, err = run(t, cfg, "", "records", "--where", "category=job_application", "--since", "deadline=2026-04", "--sort", "-deadline")
+	if err != nil || order(out) != "a d" {
+		t.Fatalf("due from April, latest first: %v\n%s", err, out)
+	}
+	if _, err := run(t, cfg, "", "records", "--since", "deadline=2026-04", "--sort", "-interview"); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("two fields at once: %v", err)
 	}
 }

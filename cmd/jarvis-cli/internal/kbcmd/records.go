@@ -42,19 +42,69 @@ date or other fields — filtered and in date order, one per line with its date.
 
 --where takes category, status, entity, tag, collection, year, item_type or any
 other frontmatter field;
---since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive).`,
+--since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive),
+or another field's: --since deadline=2026-04; --sort orders by the date (-date,
+newest first, is the default), changed, added, or a field: --sort -deadline.`,
 		Args: cobra.NoArgs,
 		RunE: withTools(func(ctx context.Context, k *kbtools.KB, _ []string) error {
 			return runRecords(ctx, io, k, o)
 		}),
 	}
 	cmd.Flags().StringArrayVar(&o.where, "where", nil, whereHelp)
-	cmd.Flags().StringVar(&o.since, "since", "", "earliest record date, YYYY-MM-DD or YYYY-MM")
-	cmd.Flags().StringVar(&o.until, "until", "", "latest record date, YYYY-MM-DD or YYYY-MM")
-	cmd.Flags().StringVar(&o.sort, "sort", "-date", "-date (newest first), date, changed or added")
+	cmd.Flags().StringVar(&o.since, "since", "", "earliest record date, YYYY-MM-DD or YYYY-MM, or FIELD=DATE for another field")
+	cmd.Flags().StringVar(&o.until, "until", "", "latest record date, YYYY-MM-DD or YYYY-MM, or FIELD=DATE for another field")
+	cmd.Flags().StringVar(&o.sort, "sort", "-date", "-date (newest first), date, changed, added, or [-]FIELD")
 	cmd.Flags().IntVarP(&o.limit, "limit", "n", 50, "at most this many records")
 	cmd.Flags().BoolVar(&o.private, "private", true, "include records in private vault folders")
 	return cmd
+}
+
+// recordOrder reads --sort, --since and --until: the record's date by
+// default, or one frontmatter field they name (--sort -deadline, --since
+// deadline=2026-04), which must be a field the records have.
+func recordOrder(ctx context.Context, k *kbtools.KB, o *recordsOptions) (kb.ListOptions, error) {
+	const op = "kb.records"
+	opts := kb.ListOptions{Limit: max(o.limit, 1)}
+	var fields []string
+	bound := func(v string) string {
+		if name, day, ok := strings.Cut(v, "="); ok {
+			fields = append(fields, strings.TrimSpace(name))
+			return strings.TrimSpace(day)
+		}
+		return strings.TrimSpace(v)
+	}
+	opts.DateFrom, opts.DateTo = bound(o.since), bound(o.until)
+	if sort, ok := recordSorts[o.sort]; ok {
+		opts.Sort = sort
+	} else {
+		name, desc := strings.CutPrefix(strings.TrimSpace(o.sort), "-")
+		fields = append(fields, name)
+		opts.Sort = kb.ByDateAsc
+		if desc {
+			opts.Sort = kb.ByDateDesc
+		}
+	}
+	for _, f := range fields {
+		if f == "date" {
+			continue // the record's own date
+		}
+		key := kbtools.FieldKey(f)
+		if opts.Field != "" && opts.Field != key {
+			return opts, errs.WithHint(errs.New(errs.Invalid, op, "--sort, --since and --until name different fields (%s, %s)", opts.Field, key), "order and bound by one field at a time")
+		}
+		opts.Field = key
+	}
+	if opts.Field != "" {
+		keys, err := k.Store.KeyCounts(ctx)
+		if err != nil {
+			return opts, err
+		}
+		if keys[opts.Field] == 0 {
+			return opts, errs.WithHint(errs.New(errs.Invalid, op, "unknown --sort or field %q: no record has it", strings.TrimPrefix(opts.Field, "x_")),
+				"use -date, date, changed or added, or a frontmatter field the records have (jarvis-cli kb schema lists them)")
+		}
+	}
+	return opts, nil
 }
 
 func runRecords(ctx context.Context, io *iostreams.IO, k *kbtools.KB, o *recordsOptions) error {
@@ -63,11 +113,11 @@ func runRecords(ctx context.Context, io *iostreams.IO, k *kbtools.KB, o *records
 	if err != nil {
 		return err
 	}
-	sort, ok := recordSorts[o.sort]
-	if !ok {
-		return errs.WithHint(errs.New(errs.Invalid, op, "unknown --sort %q", o.sort), "use -date, date, changed or added")
+	opts, err := recordOrder(ctx, k, o)
+	if err != nil {
+		return err
 	}
-	args, opts := kbtools.RecordDefaults(args, kb.ListOptions{Limit: max(o.limit, 1), Sort: sort, DateFrom: strings.TrimSpace(o.since), DateTo: strings.TrimSpace(o.until)})
+	args, opts = kbtools.RecordDefaults(args, opts)
 	f, err := args.Filter(op)
 	if err != nil {
 		return err
