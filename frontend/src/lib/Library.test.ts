@@ -162,3 +162,21 @@ describe('Library: a large library', () => {
     expect(titles()).toEqual(['New', 'Old'])
   })
 })
+
+describe('Library: the Sort by menu', () => {
+  it('orders by what has no column, such as private documents first, and back to the order added', async () => {
+    const w = fakeBackend({ 'Library.Documents': () => docs, 'Library.Status': () => ({ summary: 'keyword', chunks: 15 }), 'Library.Ops': () => [] })
+    render(Library, { props: { backend: w.backend, onView: () => {} } })
+    await screen.findAllByTestId('doc')
+    const keys = () => screen.getAllByTestId('doc').map((r) => r.querySelector('.key')?.textContent)
+    expect(keys()).toEqual(['arxiv:2401.00001', 'garden/roses.md', 'private/diary.md'])
+    await fireEvent.change(screen.getByTestId('sort-by'), { target: { value: 'private' } })
+    expect(keys()[0]).toBe('private/diary.md')
+    await fireEvent.change(screen.getByTestId('sort-by'), { target: { value: 'key' } })
+    expect(keys()).toEqual(['arxiv:2401.00001', 'garden/roses.md', 'private/diary.md'])
+    await fireEvent.change(screen.getByTestId('sort-by'), { target: { value: 'chunks' } })
+    expect(keys()[0]).toBe('arxiv:2401.00001') // 12 chunks, most first
+    await fireEvent.change(screen.getByTestId('sort-by'), { target: { value: '' } })
+    expect(keys()).toEqual(['arxiv:2401.00001', 'garden/roses.md', 'private/diary.md'])
+  })
+})

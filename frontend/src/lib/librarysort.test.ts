@@ -33,3 +33,17 @@ describe('sortDocs', () => {
     expect(keys(docs)).toBe(before)
   })
 })
+
+describe('sortDocs by what shows under a title', () => {
+  const under: DocumentSummary[] = [
+    { key: 'a', title: 'A', chunks: 1, doc_type: 'paper', visibility: 'public', source: 'a', doi: '10.2/b', tags: ['zoo'] },
+    { key: 'b', title: 'B', chunks: 1, doc_type: 'note', visibility: 'private', source: 'local', tags: ['apple'] },
+    { key: 'c', title: 'C', chunks: 1, doc_type: 'paper', visibility: 'public', source: 'c', doi: '10.1/a' },
+  ]
+  it('sorts by DOI and by tags, documents without one last; private ones first on request', () => {
+    expect(keys(sortDocs(under, 'doi', 'asc'))).toBe('c a b')
+    expect(keys(sortDocs(under, 'tags', 'asc'))).toBe('b a c')
+    expect(keys(sortDocs(under, 'private', 'desc'))).toBe('b a c')
+    expect(keys(sortDocs(under, 'private', 'asc'))).toBe('a c b')
+  })
+})

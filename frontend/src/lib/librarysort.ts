@@ -1,7 +1,7 @@
 import type { DocumentSummary } from './types'
 
 /** The Library's sortable columns. */
-export type SortKey = 'title' | 'authors' | 'year' | 'date' | 'added' | 'annotations' | 'chunks' | 'key'
+export type SortKey = 'title' | 'authors' | 'year' | 'date' | 'added' | 'annotations' | 'chunks' | 'key' | 'doi' | 'tags' | 'private'
 export type SortDir = 'asc' | 'desc'
 
 /** A document's date as the Library shows it: a record's own date, else the day it last changed. */
@@ -34,6 +34,12 @@ export function sortDocs(docs: DocumentSummary[], key: SortKey, dir: SortDir): D
         return d.authors ?? ''
       case 'key':
         return d.key
+      case 'doi':
+        return d.doi ?? ''
+      case 'tags':
+        return (d.tags ?? []).join(' ')
+      case 'private':
+        return d.visibility === 'private' ? 1 : 0 // ascending: public first
     }
     return d.title || ''
   }
