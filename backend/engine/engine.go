@@ -128,6 +128,15 @@ func Open(cfg *config.Config) (*Engine, error) {
 	return e, nil
 }
 
+// Reconfigure applies a change to the engine's configuration (shared with
+// whoever opened it) while no model load is reading it: the window may
+// choose a model while the background's backfill loads one.
+func (e *Engine) Reconfigure(apply func() error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return apply()
+}
+
 // LoadModels (re)loads the configured models that are installed and not yet
 // loaded — after a download, or when a setting changed — and points the
 // searcher at them. A configured embedding model that differs from the
