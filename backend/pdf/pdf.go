@@ -90,8 +90,11 @@ type Document struct {
 	Unread   int
 	Warnings []string
 
-	ocrOn bool   // an OCR engine read the pages that needed it
-	vocab *words // see words()
+	ocrOn bool // an OCR engine read the pages that needed it
+	// unrecognised is why the first page OCR could not read was left
+	// unread (too large, too slow): what a user can act on.
+	unrecognised string
+	vocab        *words // see words()
 }
 
 // Options choose what Read extracts beyond text and annotations, and the
@@ -166,7 +169,9 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 					if errs.Is(err, errs.Cancelled) || errors.Is(context.Cause(docCtx), errDocTimeout) {
 						return nil, err
 					}
-					doc.Warnings = append(doc.Warnings, fmt.Sprintf("page %d not recognised: %v", i+1, err))
+					why := fmt.Sprintf("page %d not recognised: %v", i+1, err)
+					doc.Warnings = append(doc.Warnings, why)
+					doc.unrecognised = cmp.Or(doc.unrecognised, why)
 					if !errs.Is(err, errs.Conversion) {
 						ocrErr = err
 					}
@@ -331,13 +336,8 @@ func (d *Document) Markdown() (string, error) {
 		hint := ocr.InstallHint + "; its highlights and notes are still indexed"
 		if d.ocrOn {
 			hint = "no words could be recognised on its pages (a blank or very poor scan?); its highlights and notes are still indexed"
-			// A page that could not be recognised at all says why (too
-			// large, too slow), which is what the user can act on.
-			for _, w := range d.Warnings {
-				if strings.Contains(w, "not recognised: ") {
-					hint = w + "; its highlights and notes are still indexed"
-					break
-				}
+			if d.unrecognised != "" {
+				hint = d.unrecognised + "; its highlights and notes are still indexed"
 			}
 		}
 		return "", errs.WithHint(errs.New(errs.Conversion, "pdf.Markdown", "%s has no text layer (a scan?)", d.Path), hint)
