@@ -71,7 +71,13 @@ func (c *core) change(op string, rebuild bool, apply func() error) error {
 	if c.busy != nil && c.busy() {
 		return errs.WithHint(errs.New(errs.Conflict, op, "an answer is being written"), "wait for it to finish, or stop it, then change this setting")
 	}
-	if err := apply(); err != nil {
+	// The settings are the ones the engine reads too: they change while no
+	// model load (the background's backfill, say) is reading them.
+	run := apply
+	if eng := c.agent().Engine; eng != nil {
+		run = func() error { return eng.Reconfigure(apply) }
+	}
+	if err := run(); err != nil {
 		return err
 	}
 	if !rebuild {

@@ -187,15 +187,10 @@ func (s *Setup) SetChat(provider, model string) error {
 // is not installed yet is downloaded with FetchModels, the old model
 // serving meanwhile.
 func (s *Setup) SetEmbedModel(id string) error {
-	eng := s.core.agent().Engine
-	apply := func() error { return setup.SetEmbedModel(s.core.cfg, id) }
-	if eng != nil {
-		set := apply
-		apply = func() error { return eng.Reconfigure(set) } // the backfill may be loading models from the same settings
-	}
-	if err := s.core.change("setup.SetEmbedModel", false, apply); err != nil {
+	if err := s.core.change("setup.SetEmbedModel", false, func() error { return setup.SetEmbedModel(s.core.cfg, id) }); err != nil {
 		return err
 	}
+	eng := s.core.agent().Engine
 	if eng == nil {
 		return nil
 	}

@@ -96,10 +96,16 @@ func (s *Services) logf(format string, args ...any) {
 func (s *Services) ingestOptions(model ingest.Model) ingest.Options {
 	o := ingest.OptionsFrom(s.Cfg)
 	o.Model = model
-	if o.OCR != nil {
-		o.OCR.Background = true // the tray's inbox and Zotero syncs yield to the window
-	}
+	inBackground(&o)
 	return o
+}
+
+// inBackground makes o's OCR run at low priority: the tray's scans of the
+// inbox and of Zotero yield to the window.
+func inBackground(o *ingest.Options) {
+	if o.OCR != nil {
+		o.OCR.Background = true
+	}
 }
 
 // Provider builds the configured chat provider (for digest scoring,
@@ -177,9 +183,7 @@ func (s *Services) SyncZotero(ctx context.Context) error {
 	if err != nil || z == nil {
 		return err
 	}
-	if z.Opts.OCR != nil {
-		z.Opts.OCR.Background = true // scans in Zotero yield to the window, as the inbox's do
-	}
+	inBackground(&z.Opts)
 	print += "\nprivate " + strings.Join(z.PrivateCollections, "\n")
 	s.mu.Lock()
 	same := print == s.zoteroSeen
