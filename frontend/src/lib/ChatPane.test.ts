@@ -1,19 +1,21 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import App from '../App.svelte'
-import { fakeBackend } from './fake'
+import { fakeBackend, type Handler } from './fake'
 import { notices } from './notices.svelte'
 import type { SessionView } from './types'
 
 const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3', dataDir: '/tmp/j', warnings: [] as string[] }
 const at = '2026-03-02T10:00:00Z'
 
-function open(view: SessionView) {
+// open is a backend with one chat, view, plus any other handlers.
+function open(view: SessionView, more: Record<string, Handler> = {}) {
   return fakeBackend({
     'Shell.Info': () => info,
     'Chat.List': () => [{ id: view.id, title: view.title, updated: '', pinned: false, private: false, spec: view.spec, busy: false }],
     'Chat.Models': () => [],
     'Chat.Open': () => view,
+    ...more,
   })
 }
 
@@ -71,13 +73,8 @@ describe('the chat pane', () => {
   })
 
   it('copies a cited note as a wikilink and the answer with Obsidian links, and opens the note in Obsidian', async () => {
-    const w = fakeBackend({
-      'Shell.Info': () => info,
-      'Shell.Obsidian': () => true,
-      'Shell.OpenInObsidian': () => null,
-      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
-      'Chat.Models': () => [],
-      'Chat.Open': () => ({
+    const w = open(
+      {
         ...base,
         display: [
           { role: 'user', text: 'tomatoes?', at },
@@ -85,8 +82,12 @@ describe('the chat pane', () => {
             citations: [{ source: 'garden/tomatoes.md', file_path: 'garden/tomatoes.md', wikilink: '[[garden/tomatoes#Light]]' },
               { source: 'https://arxiv.org/abs/2401.01234', title: 'Sun and Fruit', page: 3 }] },
         ],
-      }),
-    })
+      },
+      {
+        'Shell.Obsidian': () => true,
+        'Shell.OpenInObsidian': () => null,
+      },
+    )
     render(App, { props: { backend: w.backend } })
     await fireEvent.click(await screen.findByText('Chat a'))
     await fireEvent.click(await screen.findByTestId('copy-wikilink'))
@@ -101,24 +102,23 @@ describe('the chat pane', () => {
   })
 
   it('opens a cited note in Jarvis\'s own viewer when Obsidian cannot take it', async () => {
-    const w = fakeBackend({
-      'Shell.Info': () => info,
-      'Shell.Obsidian': () => true,
-      'Shell.OpenInObsidian': () => {
-        throw new Error('no obsidian:// handler')
-      },
-      'Library.ViewSource': () => ({ title: 'tomatoes', chunks: [{ id: 3, text: 'Tomatoes need full sun.' }], cited: 3 }),
-      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
-      'Chat.Models': () => [],
-      'Chat.Open': () => ({
+    const w = open(
+      {
         ...base,
         display: [
           { role: 'user', text: 'tomatoes?', at },
           { role: 'assistant', text: 'Full sun [source: garden/tomatoes.md].', at,
             citations: [{ source: 'garden/tomatoes.md', file_path: 'garden/tomatoes.md', chunk_id: 3, wikilink: '[[garden/tomatoes]]' }] },
         ],
-      }),
-    })
+      },
+      {
+        'Shell.Obsidian': () => true,
+        'Shell.OpenInObsidian': () => {
+          throw new Error('no obsidian:// handler')
+        },
+        'Library.ViewSource': () => ({ title: 'tomatoes', chunks: [{ id: 3, text: 'Tomatoes need full sun.' }], cited: 3 }),
+      },
+    )
     render(App, { props: { backend: w.backend } })
     await fireEvent.click(await screen.findByText('Chat a'))
     await fireEvent.click(await screen.findByTestId('open-obsidian'))
@@ -130,17 +130,8 @@ describe('the chat pane', () => {
   it('opens a cited Zotero item in Zotero at its annotation, and in its own viewer when Zotero cannot take it', async () => {
     const link = 'zotero://open-pdf/library/items/ATT12345?page=3&annotation=ANN12345'
     let zoteroWorks = true
-    const w = fakeBackend({
-      'Shell.Info': () => info,
-      'Shell.Zotero': () => true,
-      'Shell.OpenInZotero': () => {
-        if (!zoteroWorks) throw new Error('no handler')
-        return null
-      },
-      'Library.ViewSource': () => ({ title: 'Sun and Fruit', chunks: [{ id: 7, text: 'Tomatoes need sun.' }], cited: 7 }),
-      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: base.spec, busy: false }],
-      'Chat.Models': () => [],
-      'Chat.Open': () => ({
+    const w = open(
+      {
         ...base,
         display: [
           { role: 'user', text: 'tomatoes?', at },
@@ -148,8 +139,16 @@ describe('the chat pane', () => {
             citations: [{ source: 'zotero://select/library/items/ITEM1234', title: 'Sun and Fruit', page: 3, chunk_id: 7, link },
               { source: 'https://arxiv.org/abs/2401.01234', title: 'Other', page: 1 }] },
         ],
-      }),
-    })
+      },
+      {
+        'Shell.Zotero': () => true,
+        'Shell.OpenInZotero': () => {
+          if (!zoteroWorks) throw new Error('no handler')
+          return null
+        },
+        'Library.ViewSource': () => ({ title: 'Sun and Fruit', chunks: [{ id: 7, text: 'Tomatoes need sun.' }], cited: 7 }),
+      },
+    )
     render(App, { props: { backend: w.backend } })
     await fireEvent.click(await screen.findByText('Chat a'))
     const buttons = await screen.findAllByTestId('open-zotero')
