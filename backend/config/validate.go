@@ -38,6 +38,8 @@ func (c *Config) Validate() error {
 		{"rag.chunk_size", c.RAG.ChunkSize < 64, "must be at least 64 characters"},
 		{"rag.chunk_overlap", c.RAG.ChunkOverlap < 0 || c.RAG.ChunkOverlap >= c.RAG.ChunkSize, "must be at least 0 and smaller than rag.chunk_size"},
 		{"rag.rerank_top_n", c.RAG.RerankTopN < 1, "must be at least 1"},
+		{"rag.rerank_max_tokens", c.RAG.RerankMaxTokens != 0 && c.RAG.RerankMaxTokens < 32, "must be 0 (the model's own limit) or at least 32"},
+		{"rag.rerank_precision", c.RAG.RerankPrecision != "int8" && c.RAG.RerankPrecision != "float32", `must be "int8" or "float32"`},
 		{"rag.model_idle_minutes", c.RAG.ModelIdleMinutes < 0, "must be 0 (keep the models loaded) or more"},
 		{"rag.n_results", c.RAG.NResults < 1, "must be at least 1"},
 		{"rag.figure_max_per_doc", c.RAG.FigureMaxPerDoc < 0, "must not be negative"},

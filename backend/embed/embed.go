@@ -61,6 +61,9 @@ type RuntimeOptions struct {
 	// IdleRelease: an ONNX Runtime model unused this long releases its
 	// session and opens it again on its next use; 0 keeps it open.
 	IdleRelease time.Duration
+	// CacheDir keeps derived graphs (a reranker's int8 copy) between runs;
+	// empty: they are derived again on every load.
+	CacheDir string
 }
 
 // Runtime owns the inference backend; every model of the process shares it.
@@ -70,6 +73,7 @@ type Runtime struct {
 	detail  string
 	threads int
 	idle    time.Duration
+	cache   string
 	session *hugot.Session // the pure-Go backend only
 	closers []func() error // ONNX Runtime sessions
 	n       int
@@ -99,7 +103,7 @@ func NewRuntimeWith(opts RuntimeOptions) (*Runtime, error) {
 		default:
 			path, version, err := initORT(loc.path)
 			if err == nil {
-				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads, idle: opts.IdleRelease}, nil
+				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads, idle: opts.IdleRelease, cache: opts.CacheDir}, nil
 			}
 			why = fmt.Sprintf("%s did not load: %v", loc.path, err)
 		}
@@ -149,7 +153,7 @@ const (
 )
 
 // load opens the graph of the model in dir on the runtime's backend.
-func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
+func (r *Runtime) load(op, dir string, kind modelKind, int8 bool) (encoder, error) {
 	graph, err := graphPath(op, dir)
 	if err != nil {
 		return nil, err
@@ -160,8 +164,19 @@ func (r *Runtime) load(op, dir string, kind modelKind) (encoder, error) {
 		return nil, errs.New(errs.Internal, op, "the runtime is closed")
 	}
 	if r.backend == BackendORT {
-		threads := r.threads
-		e, err := newIdleEncoder(graph, r.idle, func() (*ortEncoder, error) { return newORTEncoder(graph, threads) })
+		threads, cache := r.threads, r.cache
+		open := func() (*ortEncoder, error) { return newORTEncoder(graph, threads) }
+		if int8 {
+			open = func() (*ortEncoder, error) {
+				q, cleanup, err := int8Graph(graph, cache)
+				if err != nil {
+					return nil, err
+				}
+				defer cleanup()
+				return newORTEncoder(q, threads)
+			}
+		}
+		e, err := newIdleEncoder(graph, r.idle, open)
 		if err != nil {
 			return nil, errs.Wrapf(errs.RAG, op, err, "load %s", graph)
 		}
@@ -314,7 +329,7 @@ func (r *Runtime) Embedder(opts EmbedderOptions) (*Embedder, error) {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
-	enc, err := r.load(op, opts.Dir, kindEmbedder)
+	enc, err := r.load(op, opts.Dir, kindEmbedder, false)
 	if err != nil {
 		return nil, err
 	}
@@ -461,25 +476,56 @@ func recoverInto(op string, err *error) {
 // (query, passage) pair.
 type Reranker struct {
 	model
+	maxPair int    // tokens a pair may have; 0: the model's limit
+	detail  string // the pair cap and precision, for Describe
 }
 
-// Reranker loads a cross-encoder from dir.
+// RerankerOptions says how a cross-encoder is loaded.
+type RerankerOptions struct {
+	Dir string
+	// MaxPairTokens caps a (query, passage) pair, special tokens included;
+	// a longer passage is cut to the window that holds most of the query's
+	// words. 0 keeps the model's own limit (512 for BERT).
+	MaxPairTokens int
+	// Int8 runs the model's weight matrices in int8 (ONNX Runtime only;
+	// the pure-Go backend keeps float32).
+	Int8 bool
+}
+
+// Reranker loads a cross-encoder from dir with the model's own limits, in
+// float32.
 func (r *Runtime) Reranker(dir string) (*Reranker, error) {
+	return r.RerankerWith(RerankerOptions{Dir: dir})
+}
+
+// RerankerWith loads a cross-encoder as opts say.
+func (r *Runtime) RerankerWith(opts RerankerOptions) (*Reranker, error) {
 	const op = "embed.Reranker"
-	enc, err := r.load(op, dir, kindReranker)
+	int8 := opts.Int8 && r.backend == BackendORT
+	enc, err := r.load(op, opts.Dir, kindReranker, int8)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := loadTokenizer(op, dir)
+	tok, err := loadTokenizer(op, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	rr := &Reranker{model: model{enc: enc, tok: tok, batch: DefaultBatch}}
+	rr := &Reranker{model: model{enc: enc, tok: tok, batch: DefaultBatch}, maxPair: max(opts.MaxPairTokens, 0)}
+	rr.detail = "float32"
+	if int8 {
+		rr.detail = "int8"
+	}
+	if rr.maxPair > 0 && rr.maxPair < tok.maxTokens {
+		rr.detail += fmt.Sprintf(", pairs up to %d tokens", rr.maxPair)
+	}
 	if _, err := rr.Rerank(context.Background(), "probe", []string{"probe"}); err != nil {
-		return nil, errs.Wrapf(errs.RAG, op, err, "run reranker from %s", dir)
+		return nil, errs.Wrapf(errs.RAG, op, err, "run reranker from %s", opts.Dir)
 	}
 	return rr, nil
 }
+
+// Detail says how the reranker runs ("int8, pairs up to 256 tokens").
+func (rr *Reranker) Detail() string { return rr.detail }
 
 // Rerank implements kb.Reranker: one relevance score in (0, 1) per passage
 // (the sigmoid of the model's logit), in the passages' order.
@@ -491,7 +537,7 @@ func (rr *Reranker) Rerank(ctx context.Context, query string, passages []string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	inputs, err := tokenizeAll(op, passages, func(p string) (tokens, error) { return rr.tok.pair(query, p) })
+	inputs, err := tokenizeAll(op, passages, func(p string) (tokens, error) { return rr.tok.pairWithin(query, p, rr.maxPair) })
 	if err != nil {
 		return nil, err
 	}

@@ -489,3 +489,40 @@ func (w *nodeWorker) expect(b *testing.B, line string) {
 		b.Fatalf("node reference: got %q, want %q (%v)", w.out.Text(), line, w.out.Err())
 	}
 }
+
+// BenchmarkShapeRerankOptions is the rerank case through ONNX Runtime with
+// the levers a user can set: pairs capped at 192 or 128 tokens (the
+// passage's window around the query's words) and the weights in int8.
+// The 25 passages are 245 tokens long, as a 1,024-character chunk is.
+func BenchmarkShapeRerankOptions(b *testing.B) {
+	s := shapes(b)
+	query := s.text(2, 8)
+	passages := make([]string, rerankCandidates)
+	for i := range passages {
+		passages[i] = s.text(uint64(100+i), 245)
+	}
+	for _, int8 := range []bool{false, true} {
+		for _, limit := range []int{0, 256, 192, 128} {
+			name := fmt.Sprintf("float32/pair-%d", limit)
+			if int8 {
+				name = fmt.Sprintf("int8/pair-%d", limit)
+			}
+			b.Run(name, func(b *testing.B) {
+				r, err := s.runtimes[BackendORT].RerankerWith(RerankerOptions{Dir: s.rerankDir, MaxPairTokens: limit, Int8: int8})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				if _, err := r.Rerank(ctx, query, passages); err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, err := r.Rerank(ctx, query, passages); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/rerank")
+			})
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/normalizer"
@@ -193,12 +194,18 @@ func readModelConfig(dir string) (maxTokens int, padID int64, err error) {
 
 // single tokenises one text.
 func (t *textTokenizer) single(text string) (tokens, error) {
-	return t.encode(text, nil)
+	return t.encode(text, nil, 0)
 }
 
 // pair tokenises a (query, passage) pair as one cross-encoder input.
 func (t *textTokenizer) pair(query, passage string) (tokens, error) {
-	return t.encode(query, &passage)
+	return t.encode(query, &passage, 0)
+}
+
+// pairWithin is pair with the pair capped at limit tokens (0 or more than
+// the model takes: the model's limit).
+func (t *textTokenizer) pairWithin(query, passage string, limit int) (tokens, error) {
+	return t.encode(query, &passage, limit)
 }
 
 // encode tokenises each segment without special tokens, truncates them to
@@ -206,8 +213,11 @@ func (t *textTokenizer) pair(query, passage string) (tokens, error) {
 // first, as Hugging Face's "longest_first" does), then lets the
 // tokenizer.json's post-processor add the special tokens and segment ids.
 // The library's own truncation is bypassed: it can over-trim pairs and
-// exits the process on inputs it cannot cut.
-func (t *textTokenizer) encode(first string, second *string) (tokens, error) {
+// exits the process on inputs it cannot cut. A second segment that must be
+// cut keeps the window holding most of the first segment's words (for a
+// reranker: the part of the passage the query is about), not just its
+// beginning. limit, when positive and below the model's, caps the total.
+func (t *textTokenizer) encode(first string, second *string, limit int) (tokens, error) {
 	a, err := t.tk.EncodeSingleSequence(tokenizer.NewInputSequence(first), 0, tokenizer.Byte)
 	if err != nil {
 		return tokens{}, err
@@ -219,6 +229,9 @@ func (t *textTokenizer) encode(first string, second *string) (tokens, error) {
 		}
 	}
 	budget := t.maxTokens
+	if limit > 0 {
+		budget = min(budget, limit)
+	}
 	if p := t.tk.GetPostProcessor(); p != nil {
 		budget -= p.AddedTokens(b != nil)
 	}
@@ -235,7 +248,7 @@ func (t *textTokenizer) encode(first string, second *string) (tokens, error) {
 	}
 	cut(a, na)
 	if b != nil {
-		cut(b, nb)
+		span(b, focus(a, b, nb), nb)
 	}
 	enc := t.tk.PostProcess(a, b, true)
 	out := tokens{ids: make([]int64, len(enc.Ids)), types: make([]int64, len(enc.Ids))}
@@ -246,6 +259,63 @@ func (t *textTokenizer) encode(first string, second *string) (tokens, error) {
 		}
 	}
 	return out, nil
+}
+
+// focus picks where an n-token window of b starts: where it holds the most
+// tokens of a's words (word pieces of three or more characters, so "the"
+// and "of" count as much as any word but "a" and "##s" do not), the
+// earliest such window, moved back to the start of its word.
+func focus(a, b *tokenizer.Encoding, n int) int {
+	if n <= 0 || n >= len(b.Ids) {
+		return 0
+	}
+	want := map[int]bool{}
+	for i, id := range a.Ids {
+		if i < len(a.Tokens) && len(strings.TrimPrefix(a.Tokens[i], "##")) >= 3 {
+			want[id] = true
+		}
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	hit := func(i int) int {
+		if want[b.Ids[i]] {
+			return 1
+		}
+		return 0
+	}
+	count := 0
+	for i := range n {
+		count += hit(i)
+	}
+	best, at := count, 0
+	for s := 1; s+n <= len(b.Ids); s++ {
+		count += hit(s+n-1) - hit(s-1)
+		if count > best {
+			best, at = count, s
+		}
+	}
+	for at > 0 && at < len(b.Words) && b.Words[at] >= 0 && b.Words[at] == b.Words[at-1] {
+		at--
+	}
+	return at
+}
+
+// span keeps n tokens of an encoding from the start'th on.
+func span(e *tokenizer.Encoding, start, n int) {
+	if start <= 0 {
+		cut(e, n)
+		return
+	}
+	from := func(xs []int) []int { return xs[min(start, len(xs)):] }
+	e.Ids = from(e.Ids)
+	e.TypeIds = from(e.TypeIds)
+	e.Tokens = e.Tokens[min(start, len(e.Tokens)):]
+	e.Offsets = e.Offsets[min(start, len(e.Offsets)):]
+	e.SpecialTokenMask = from(e.SpecialTokenMask)
+	e.AttentionMask = from(e.AttentionMask)
+	e.Words = from(e.Words)
+	cut(e, n)
 }
 
 // cut keeps the first n tokens of an encoding (Encoding.Truncate would also

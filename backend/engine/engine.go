@@ -187,7 +187,7 @@ func (e *Engine) LoadModels(ctx context.Context) error {
 
 func (e *Engine) rt() (*embed.Runtime, error) {
 	if e.runtime == nil {
-		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{IdleRelease: time.Duration(e.Cfg.RAG.ModelIdleMinutes) * time.Minute})
+		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{IdleRelease: time.Duration(e.Cfg.RAG.ModelIdleMinutes) * time.Minute, CacheDir: e.Cfg.ModelCacheDir()})
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func (e *Engine) loadReranker(spec string) (*embed.Reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rt.Reranker(ref.Dir)
+	return rt.RerankerWith(embed.RerankerOptions{Dir: ref.Dir, MaxPairTokens: e.Cfg.RAG.RerankMaxTokens, Int8: e.Cfg.RAG.RerankPrecision == "int8"})
 }
 
 // resolve finds a configured model's files and the runtime to load them on.

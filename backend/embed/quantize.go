@@ -1,0 +1,452 @@
+package embed
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/jarvis-kb/jarvis/backend/fsutil"
+	"github.com/jarvis-kb/jarvis/backend/logs"
+
+	"golang.org/x/sys/cpu"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Weight-only int8 quantization of an ONNX graph, done on the user's machine
+// from the model they downloaded: every MatMul whose second input is a
+// constant 2-D float matrix (a BERT's projections and feed-forward layers,
+// about 95% of its arithmetic) becomes ONNX Runtime's DynamicQuantizeMatMul,
+// which quantizes the activations per call and multiplies in int8. The
+// weights are quantized per output column, symmetrically. Attention
+// (activation x activation) and everything else stay float32.
+//
+// The graph is read and written with protowire against the field numbers
+// of onnx.proto, so no generated ONNX package is needed; fields this code
+// does not touch are copied byte for byte.
+
+// onnx.proto field numbers used here.
+const (
+	modelGraph       = 7 // ModelProto.graph
+	modelOpsetImport = 8 // ModelProto.opset_import
+	opsetDomain      = 1 // OperatorSetIdProto.domain
+	opsetVersion     = 2 // OperatorSetIdProto.version
+
+	graphNode        = 1  // GraphProto.node
+	graphInitializer = 5  // GraphProto.initializer
+	graphInput       = 11 // GraphProto.input
+	valueInfoName    = 1  // ValueInfoProto.name
+
+	nodeInput  = 1
+	nodeOutput = 2
+	nodeName   = 3
+	nodeOpType = 4
+	nodeDomain = 7
+
+	tensorDims     = 1
+	tensorDataType = 2
+	tensorFloat    = 4 // TensorProto.float_data
+	tensorName     = 8
+	tensorRaw      = 9
+	tensorLocation = 14 // data_location: 1 = EXTERNAL
+
+	onnxFloat = 1 // TensorProto.DataType FLOAT
+	onnxInt8  = 3 // TensorProto.DataType INT8
+)
+
+const msDomain = "com.microsoft"
+
+// quantizeStats says what a quantization did, for the log and the tests.
+type quantizeStats struct {
+	MatMuls    int // MatMul nodes rewritten
+	Weights    int // weight matrices quantized
+	FloatBytes int // bytes of float32 weights replaced
+	Int8Bytes  int // bytes of int8 weights and scales written
+}
+
+// weightRange is the int8 range the weights are scaled into. Without
+// AVX-512 VNNI (or AVX-VNNI), x86 int8 kernels multiply unsigned
+// activations by signed weights with an instruction that saturates 16-bit
+// sums; weights in 7 bits cannot saturate it (ONNX Runtime's own
+// quantizer calls this reduce_range).
+func weightRange() float64 {
+	if cpu.X86.HasAVX512VNNI || cpu.X86.HasAVXVNNI || !(cpu.X86.HasAVX2 || cpu.X86.HasAVX512F) {
+		return 127
+	}
+	return 63
+}
+
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	raw []byte // the whole field, tag included
+	val []byte // for bytes fields: the payload
+	n   uint64 // for varint fields
+}
+
+func fields(b []byte) ([]field, error) {
+	var out []field
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		f := field{num: num, typ: typ, raw: b[:n+m]}
+		switch typ {
+		case protowire.BytesType:
+			f.val, _ = protowire.ConsumeBytes(b[n:])
+		case protowire.VarintType:
+			f.n, _ = protowire.ConsumeVarint(b[n:])
+		}
+		out = append(out, f)
+		b = b[n+m:]
+	}
+	return out, nil
+}
+
+func stringsOf(fs []field, num protowire.Number) []string {
+	var out []string
+	for _, f := range fs {
+		if f.num == num && f.typ == protowire.BytesType {
+			out = append(out, string(f.val))
+		}
+	}
+	return out
+}
+
+func firstString(fs []field, num protowire.Number) string {
+	if s := stringsOf(fs, num); len(s) > 0 {
+		return s[0]
+	}
+	return ""
+}
+
+// floatMatrix is a 2-D float32 initializer.
+type floatMatrix struct {
+	rows, cols int
+	data       []float32
+}
+
+// matrixOf decodes a TensorProto if it is a 2-D float32 tensor held in the
+// file (not external data).
+func matrixOf(fs []field) (floatMatrix, bool) {
+	var dims []int64
+	var dtype uint64
+	var raw, packed []byte
+	for _, f := range fs {
+		switch f.num {
+		case tensorDims:
+			if f.typ == protowire.VarintType {
+				dims = append(dims, int64(f.n))
+			} else if f.typ == protowire.BytesType {
+				for b := f.val; len(b) > 0; {
+					v, n := protowire.ConsumeVarint(b)
+					if n < 0 {
+						return floatMatrix{}, false
+					}
+					dims = append(dims, int64(v))
+					b = b[n:]
+				}
+			}
+		case tensorDataType:
+			dtype = f.n
+		case tensorRaw:
+			raw = f.val
+		case tensorFloat:
+			if f.typ == protowire.BytesType {
+				packed = append(packed, f.val...)
+			}
+		case tensorLocation:
+			if f.n == 1 {
+				return floatMatrix{}, false
+			}
+		}
+	}
+	if dtype != onnxFloat || len(dims) != 2 || dims[0] <= 0 || dims[1] <= 0 {
+		return floatMatrix{}, false
+	}
+	if raw == nil {
+		raw = packed
+	}
+	n := int(dims[0] * dims[1])
+	if len(raw) != 4*n {
+		return floatMatrix{}, false
+	}
+	data := make([]float32, n)
+	for i := range data {
+		data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return floatMatrix{rows: int(dims[0]), cols: int(dims[1]), data: data}, true
+}
+
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func tensorProto(name string, dtype uint64, dims []int64, raw []byte) []byte {
+	var t []byte
+	for _, d := range dims {
+		t = appendVarint(t, tensorDims, uint64(d))
+	}
+	t = appendVarint(t, tensorDataType, dtype)
+	t = appendString(t, tensorName, name)
+	return appendBytes(t, tensorRaw, raw)
+}
+
+// quantizeColumns quantizes m per column into int8 with the given range:
+// q = round(w / scale), scale = max|w| / limit, zero point 0.
+func quantizeColumns(m floatMatrix, limit float64) (q []byte, scales []float32) {
+	scales = make([]float32, m.cols)
+	for c := range m.cols {
+		var peak float64
+		for r := range m.rows {
+			peak = max(peak, math.Abs(float64(m.data[r*m.cols+c])))
+		}
+		if peak == 0 {
+			peak = 1
+		}
+		scales[c] = float32(peak / limit)
+	}
+	q = make([]byte, len(m.data))
+	for i, w := range m.data {
+		v := math.Round(float64(w) / float64(scales[i%m.cols]))
+		q[i] = byte(int8(max(-limit, min(limit, v))))
+	}
+	return q, scales
+}
+
+func floatBytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// quantizeGraph returns model with its constant-weight MatMuls in int8.
+// A model with none (or one already quantized) comes back unchanged with
+// zero stats.
+func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
+	var st quantizeStats
+	top, err := fields(model)
+	if err != nil {
+		return nil, st, fmt.Errorf("read the model: %w", err)
+	}
+	gi := -1
+	for i, f := range top {
+		if f.num == modelGraph && f.typ == protowire.BytesType {
+			gi = i
+		}
+	}
+	if gi < 0 {
+		return nil, st, errors.New("the model has no graph")
+	}
+	graph, err := fields(top[gi].val)
+	if err != nil {
+		return nil, st, fmt.Errorf("read the graph: %w", err)
+	}
+
+	// Which initializers may be replaced: 2-D float, used only as the
+	// second input of plain MatMuls, and not also declared a graph input
+	// (an input could be overridden at run time).
+	inits := map[string]int{} // name -> index in graph
+	declared := map[string]bool{}
+	for i, f := range graph {
+		switch f.num {
+		case graphInitializer:
+			t, err := fields(f.val)
+			if err != nil {
+				return nil, st, err
+			}
+			inits[firstString(t, tensorName)] = i
+		case graphInput:
+			v, err := fields(f.val)
+			if err != nil {
+				return nil, st, err
+			}
+			declared[firstString(v, valueInfoName)] = true
+		}
+	}
+	type nodeInfo struct {
+		fs     []field
+		op     string
+		inputs []string
+	}
+	nodes := map[int]nodeInfo{}
+	asWeight := map[string]int{} // uses as a MatMul weight
+	uses := map[string]int{}     // uses anywhere
+	for i, f := range graph {
+		if f.num != graphNode {
+			continue
+		}
+		fs, err := fields(f.val)
+		if err != nil {
+			return nil, st, err
+		}
+		n := nodeInfo{fs: fs, op: firstString(fs, nodeOpType), inputs: stringsOf(fs, nodeInput)}
+		nodes[i] = n
+		for _, in := range n.inputs {
+			uses[in]++
+		}
+		if n.op == "DynamicQuantizeMatMul" || n.op == "MatMulInteger" {
+			return model, quantizeStats{}, nil // already quantized
+		}
+		if n.op == "MatMul" && firstString(fs, nodeDomain) == "" && len(n.inputs) == 2 {
+			asWeight[n.inputs[1]]++
+		}
+	}
+	quantized := map[string]bool{}
+	var added [][]byte
+	for name, k := range asWeight {
+		i, ok := inits[name]
+		if !ok || declared[name] || uses[name] != k {
+			continue
+		}
+		t, _ := fields(graph[i].val)
+		m, ok := matrixOf(t)
+		if !ok {
+			continue
+		}
+		q, scales := quantizeColumns(m, limit)
+		added = append(added,
+			tensorProto(name+"_int8", onnxInt8, []int64{int64(m.rows), int64(m.cols)}, q),
+			tensorProto(name+"_scale", onnxFloat, []int64{int64(m.cols)}, floatBytes(scales)),
+			tensorProto(name+"_zero", onnxInt8, []int64{int64(m.cols)}, make([]byte, m.cols)))
+		quantized[name] = true
+		st.Weights++
+		st.FloatBytes += 4 * len(m.data)
+		st.Int8Bytes += len(q) + 5*m.cols
+	}
+	if st.Weights == 0 {
+		return model, quantizeStats{}, nil
+	}
+
+	var g []byte
+	for i, f := range graph {
+		if f.num == graphInitializer {
+			t, _ := fields(f.val)
+			if quantized[firstString(t, tensorName)] {
+				continue
+			}
+		}
+		n, isNode := nodes[i]
+		if !isNode || n.op != "MatMul" || len(n.inputs) != 2 || !quantized[n.inputs[1]] {
+			g = append(g, f.raw...)
+			continue
+		}
+		w := n.inputs[1]
+		var node []byte
+		for _, in := range []string{n.inputs[0], w + "_int8", w + "_scale", w + "_zero"} {
+			node = appendString(node, nodeInput, in)
+		}
+		for _, out := range stringsOf(n.fs, nodeOutput) {
+			node = appendString(node, nodeOutput, out)
+		}
+		node = appendString(node, nodeName, firstString(n.fs, nodeName)+"_quant")
+		node = appendString(node, nodeOpType, "DynamicQuantizeMatMul")
+		node = appendString(node, nodeDomain, msDomain)
+		g = appendBytes(g, graphNode, node)
+		st.MatMuls++
+	}
+	for _, t := range added {
+		g = appendBytes(g, graphInitializer, t)
+	}
+
+	var out []byte
+	hasMS := false
+	for i, f := range top {
+		if i == gi {
+			out = appendBytes(out, modelGraph, g)
+			continue
+		}
+		if f.num == modelOpsetImport && f.typ == protowire.BytesType {
+			if o, err := fields(f.val); err == nil && firstString(o, opsetDomain) == msDomain {
+				hasMS = true
+			}
+		}
+		out = append(out, f.raw...)
+	}
+	if !hasMS {
+		var o []byte
+		o = appendString(o, opsetDomain, msDomain)
+		o = appendVarint(o, opsetVersion, 1)
+		out = appendBytes(out, modelOpsetImport, o)
+	}
+	return out, st, nil
+}
+
+// quantizeFormat names this quantizer's output; a change to what it writes
+// changes the name, so an old cached graph is never reused.
+const quantizeFormat = "dqmm-col-v1"
+
+// int8Graph returns the path of an int8 copy of the graph at src, written
+// into cacheDir under a name derived from the source file (path, size,
+// modification time) and the weight range, so a re-downloaded model or
+// another CPU gets a fresh copy. An empty cacheDir writes a temporary copy
+// that cleanup removes once the session has read it. A graph with nothing
+// to quantize comes back as src.
+func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
+	noop := func() {}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return "", noop, err
+	}
+	limit := weightRange()
+	key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d\x00%v\x00%s", src, fi.Size(), fi.ModTime().UnixNano(), limit, quantizeFormat))
+	name := hex.EncodeToString(key[:12]) + ".onnx"
+	if cacheDir != "" {
+		path = filepath.Join(cacheDir, name)
+		if _, err := os.Stat(path); err == nil {
+			return path, noop, nil
+		}
+	}
+	model, err := os.ReadFile(src)
+	if err != nil {
+		return "", noop, err
+	}
+	q, st, err := quantizeGraph(model, limit)
+	if err != nil {
+		return "", noop, fmt.Errorf("quantize %s: %w", src, err)
+	}
+	if st.Weights == 0 {
+		return src, noop, nil
+	}
+	dir := cacheDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "jarvis-int8-"); err != nil {
+			return "", noop, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		path = filepath.Join(dir, name)
+	} else {
+		cleanup = noop
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", noop, err
+		}
+	}
+	if err := fsutil.WriteFileAtomic(path, q, 0o600); err != nil {
+		cleanup()
+		return "", noop, err
+	}
+	logs.L().Info("quantized a graph to int8", "graph", src, "matrices", st.Weights, "float_mb", st.FloatBytes>>20, "int8_mb", st.Int8Bytes>>20)
+	return path, cleanup, nil
+}
