@@ -105,7 +105,7 @@ func KBTools(k *KB) map[string]Tool {
 			"e.g. job applications since March, newest first, or every meeting with an entity. Each line has the record's date.",
 			Parameters: schema(nil, withFilters(map[string]string{"from": "earliest record date, YYYY-MM-DD or YYYY-MM (inclusive)", "to": "latest record date, YYYY-MM-DD or YYYY-MM (inclusive)",
 				"sort": "date_desc (default, newest first), date_asc, changed or added", "limit": "at most this many records (default 50)",
-				"field": "a frontmatter field (e.g. deadline) that from, to and the date sorts apply to instead of the record's date"}))},
+				"field": "a frontmatter field (e.g. deadline) that from, to and the date sorts apply to instead of the record's date; its dates compare as days however the notes wrote them"}))},
 			Run: k.queryRecords},
 		"timeline": {Def: llm.Tool{Name: "timeline", Description: "Everything about one person, lab, project or journal in date order, oldest first: the records filed under it " +
 			"(their entity field) and every note, paper or past chat that names it, each with its date and citation label. An entity with a note of its own is also found by that note's aliases.",

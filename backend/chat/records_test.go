@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // query_records answers "applications since March, newest first": the
@@ -100,5 +101,40 @@ func TestQueryRecordsByAnotherField(t *testing.T) {
 	d, a, b := strings.Index(out.Content, "jobs/d.md"), strings.Index(out.Content, "jobs/a.md"), strings.Index(out.Content, "jobs/b.md")
 	if d < 0 || a < 0 || b >= 0 || d > a {
 		t.Fatalf("due from April, soonest first (d, then a; not b):\n%s", out.Content)
+	}
+}
+
+// query_records compares a field's dates however the notes wrote them:
+// indexed by the vault's own note builder, "deadline: March 10, 2026"
+// falls in March and sorts among the ISO deadlines, and "TBD" is outside
+// the range.
+func TestQueryRecordsByADeadlineWrittenInWords(t *testing.T) {
+	f := newKB(t)
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, deadline string }{
+		{"jobs/a.md", "March 10, 2026"}, {"jobs/b.md", "2026-02-20"}, {"jobs/c.md", "2026-04-05"}, {"jobs/d.md", "2026-03-20"}, {"jobs/e.md", "TBD"},
+	} {
+		built, _ := vault.BuildNote(vault.Note{FilePath: r.path, Source: kb.SourceVault, Visibility: kb.Public, Hash: r.path,
+			Text: "---\ncategory: job_application\ndeadline: " + r.deadline + "\n---\n# Application\n\nCover letter sent.\n"}, 400, 0)
+		chunks = append(chunks, built...)
+	}
+	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, _, _ := turnCtx()
+	out, err := f.tools.Dispatch(ctx, local, call("query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-03-01", "sort": "date_desc"}), func(Event) {})
+	if err != nil || out.IsError {
+		t.Fatalf("%v %+v", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(out.Content, "\n") {
+		for _, name := range []string{"a", "b", "c", "d", "e"} {
+			if strings.Contains(line, "jobs/"+name+".md") {
+				got = append(got, name)
+			}
+		}
+	}
+	if strings.Join(got, " ") != "c d a" {
+		t.Fatalf("deadlines from March 1, latest first (c, d, a):\n%s", out.Content)
 	}
 }

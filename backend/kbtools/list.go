@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // MaxListed caps one listing by a model, and is the length of a listing
@@ -18,9 +19,21 @@ func (k *KB) ListDocuments(ctx context.Context, c Caller, f kb.Filter, limit int
 
 // Query lists the documents inside the filter the caller may see, sorted
 // and bounded by date (records by their date, anything by when it changed).
+// A bound may be written as the notes write dates (March 2026, 10 March
+// 2026). Ordered or bounded by another field (o.Field), the field's dates
+// are compared as days whatever way each note wrote them (its ISO
+// companion, vault.DateField), a value that is no date as undated; a
+// field no record in scope has a date in (a number, a name) compares as
+// written.
 func (k *KB) Query(ctx context.Context, c Caller, f kb.Filter, o kb.ListOptions) ([]kb.DocumentSummary, error) {
 	if o.Limit <= 0 || (o.Limit > MaxListed && !c.Person) {
 		o.Limit = MaxListed
+	}
+	o.DateFrom, o.DateTo = dayBound(o.DateFrom), dayBound(o.DateTo)
+	if o.Field != "" && !vault.IsDateField(o.Field) && (o.DateFrom != "" || o.DateTo != "" || o.Sort == kb.ByDateAsc || o.Sort == kb.ByDateDesc) {
+		if k.hasDates(ctx, c, f, vault.DateField(o.Field)) {
+			o.Field = vault.DateField(o.Field)
+		}
 	}
 	docs, err := k.Store.ListWith(ctx, c.Scope(f), o)
 	if err != nil {
@@ -30,6 +43,26 @@ func (k *KB) Query(ctx context.Context, c Caller, f kb.Filter, o kb.ListOptions)
 		c.saw(d.Visibility)
 	}
 	return docs, nil
+}
+
+// hasDates reports whether a document in the caller's scope has the
+// companion field: a date in the field it is made from. It tells the
+// caller nothing itself (nothing is marked seen); a field name the store
+// refuses is reported by the query proper, in the caller's terms.
+func (k *KB) hasDates(ctx context.Context, c Caller, f kb.Filter, companion string) bool {
+	docs, err := k.Store.ListWith(ctx, c.Scope(f), kb.ListOptions{Field: companion, DateFrom: "0", Limit: 1})
+	return err == nil && len(docs) > 0
+}
+
+// dayBound is a date bound as stored dates are written: "March 2026" is
+// 2026-03, "10/03/2026"-style forms only when they read one way; anything
+// else (2026, a number) is kept as given.
+func dayBound(s string) string {
+	s = strings.TrimSpace(s)
+	if day, ok := vault.ParseDay(s); ok {
+		return day
+	}
+	return s
 }
 
 // Stats counts what the caller may see: for a cloud caller public chunks

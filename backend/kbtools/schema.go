@@ -5,6 +5,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
 // Schema counts chunks by metadata key, or, given a key, by that key's
@@ -23,6 +24,13 @@ func (k *KB) Schema(ctx context.Context, c Caller, key string) (map[string]int, 
 		counts, err = k.Store.ValueCounts(ctx, key)
 	} else {
 		counts, err = k.Store.KeyCounts(ctx)
+		// A field's ISO companion is Jarvis's, not one the notes have:
+		// the field itself is listed, with its values as written.
+		for key := range counts {
+			if vault.IsDateField(key) {
+				delete(counts, key)
+			}
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -66,8 +66,10 @@ func recordDay(s string) (day string, ok, ambiguous bool) {
 			month, dayN = a, b
 		case a == b:
 			month, dayN = a, b
-		default:
+		case a >= 1 && a <= 12 && b >= 1 && b <= 12:
 			return "", false, true
+		default: // 555-123-4567: no day and month at all
+			return "", false, false
 		}
 		t := time.Date(y, time.Month(month), dayN, 0, 0, 0, 0, time.UTC)
 		if t.Day() != dayN || int(t.Month()) != month {

@@ -21,8 +21,10 @@ import (
 // older one are migrated on refresh. 2: lists of scalars, aliases and
 // frontmatter wikilinks are mapped (1 skipped them as nested values).
 // 3: record dates written in other forms (March 3, 2026; 03/15/2026) are
-// stored as YYYY-MM-DD.
-const MetaSchema = 3
+// stored as YYYY-MM-DD. 4: every other field whose value is a date
+// (deadline: March 10, 2026) has an ISO companion (DateField) that ranges
+// and date sorts use.
+const MetaSchema = 4
 
 // Record is the filterable part of a note's frontmatter.
 type Record struct {
@@ -178,7 +180,70 @@ func ParseRecord(yamlBlock string) (Record, []string) {
 			r.Extra[name] = s
 		}
 	}
+	warnings = append(warnings, r.addDateFields()...)
 	return r, warnings
+}
+
+// dateSuffix marks a field's ISO companion: x_deadline__date holds
+// x_deadline's day as YYYY-MM-DD (or YYYY-MM). Double, so that it reads as
+// Jarvis's and not as a word of the user's key.
+const dateSuffix = "__date"
+
+// DateField is the key of a field's ISO companion: "x_deadline" ->
+// "x_deadline__date". The field keeps the user's text as written (and so
+// equality filters and what is shown); ranges and date sorts use this.
+func DateField(key string) string { return key + dateSuffix }
+
+// IsDateField reports whether a key is a companion DateField made.
+func IsDateField(key string) bool { return strings.HasSuffix(key, dateSuffix) }
+
+// ParseDay reads a date the way record dates are read (March 10, 2026;
+// 15/03/2026; 2026-03): YYYY-MM-DD, or YYYY-MM for a month. ok is false
+// for anything else, and for a numeric day and month that could be either
+// way round.
+func ParseDay(s string) (day string, ok bool) {
+	day, ok, _ = fieldDay(s)
+	return day, ok
+}
+
+// fieldDay is recordDay for any field's value, more wary: a whole-value
+// wikilink to a daily note ("[[2026-03-10]]") is its day, and a value too
+// long to be a date is not read as one ("March 2026 lab retreat" is a
+// title; "42" and "2021" are numbers, which recordDay refuses).
+func fieldDay(s string) (day string, ok, ambiguous bool) {
+	s = strings.TrimSpace(s)
+	if t := linkTarget(s); t != "" {
+		s = t
+	}
+	if len(s) < 7 || len(s) > 40 {
+		return "", false, false
+	}
+	return recordDay(s)
+}
+
+// addDateFields gives every field whose value is a date its ISO
+// companion, so "deadline: March 10, 2026" sorts and bounds among ISO
+// deadlines; a numeric date that could be read either way gets none and
+// a warning. A key of the user's own that looks like a companion is left
+// as it is.
+func (r *Record) addDateFields() []string {
+	var warnings []string
+	for _, k := range slices.Sorted(maps.Keys(r.Extra)) {
+		if IsDateField(k) || k == "x_date" || k == "x_applied" { // those two hold a date that did not read
+			continue
+		}
+		day, ok, ambiguous := fieldDay(r.Extra[k])
+		if ambiguous {
+			warnings = append(warnings, fmt.Sprintf("frontmatter %s %q could be day/month or month/day; write it as YYYY-MM-DD so records sort and filter by it", strings.TrimPrefix(k, "x_"), r.Extra[k]))
+		}
+		if !ok {
+			continue
+		}
+		if _, taken := r.Extra[DateField(k)]; !taken {
+			r.Extra[DateField(k)] = day
+		}
+	}
+	return warnings
 }
 
 func scalar(v any) (string, bool) {

@@ -274,16 +274,17 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	yamlBlock, _, hasFrontmatter := SplitFrontmatter(string(data))
-	// From schema 2 only the record's date is read differently: restamp
-	// it, keeping the chunks and their vectors. (A date that is not one
-	// moves into a field of its own: that note is indexed afresh.)
+	// An older schema read the same bytes into other metadata. Where the
+	// change is in the columns only, restamp them, keeping the chunks and
+	// their vectors; where it adds fields (stored with each chunk, not a
+	// column), the note is indexed afresh.
 	var migrated Record
-	datesOnly := false
-	if known && state.ContentHash == hash && state.MetaSchema == 2 && MetaSchema == 3 && hasFrontmatter {
+	inPlace := false
+	if known && state.ContentHash == hash && state.MetaSchema >= 2 && state.MetaSchema < MetaSchema && hasFrontmatter {
 		migrated, _ = ParseRecord(yamlBlock) // its warnings are given when the note is indexed afresh
-		datesOnly = migrated.Extra["x_date"] == "" && migrated.Extra["x_applied"] == ""
+		inPlace = migratesInPlace(state.MetaSchema, migrated)
 	}
-	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter || datesOnly) {
+	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter || inPlace) {
 		// Same bytes: stamp what changed without re-embedding.
 		fields := map[string]any{"modified_at": mtime}
 		if state.Visibility != vis {
@@ -294,7 +295,7 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 			fields["meta_schema"] = MetaSchema
 			res.Migrated++
 		}
-		if datesOnly {
+		if inPlace {
 			fields["event_date"] = migrated.EventDate
 		}
 		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
@@ -322,6 +323,27 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		res.Added++
 	}
 	return nil
+}
+
+// migratesInPlace reports whether a note indexed under schema from, its
+// bytes unchanged, is brought up to MetaSchema by restamping its columns:
+// from 2 the record's date is read differently (event_date), unless a
+// date that is not one moved into a field of its own (x_date, x_applied);
+// from 3 (and 2) a field whose value is a date gains its ISO companion,
+// which only indexing afresh can add.
+func migratesInPlace(from int, rec Record) bool {
+	if from < 2 {
+		return false
+	}
+	if from < 3 && (rec.Extra["x_date"] != "" || rec.Extra["x_applied"] != "") {
+		return false
+	}
+	for k := range rec.Extra {
+		if IsDateField(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // imageNote is an image of the vault as a note: the text OCR reads off

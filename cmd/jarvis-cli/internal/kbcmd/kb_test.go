@@ -10,6 +10,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
+	"github.com/jarvis-kb/jarvis/backend/vault"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
@@ -267,5 +268,53 @@ func TestRecordsBySomeOtherField(t *testing.T) {
 	}
 	if _, err := run(t, cfg, "", "records", "--since", "deadline=2026-04", "--sort", "-interview"); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("two fields at once: %v", err)
+	}
+}
+
+// kb records bounds and orders by a field's dates however the notes wrote
+// them: indexed by the vault's note builder, "deadline: March 10, 2026"
+// is a March deadline among ISO ones, and "TBD" none.
+func TestRecordsByADeadlineWrittenInWords(t *testing.T) {
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []kb.Chunk
+	for _, r := range []struct{ path, deadline string }{
+		{"jobs/a.md", "March 10, 2026"}, {"jobs/b.md", "2026-02-20"}, {"jobs/c.md", "2026-04-05"}, {"jobs/d.md", "2026-03-20"}, {"jobs/e.md", "TBD"},
+	} {
+		built, _ := vault.BuildNote(vault.Note{FilePath: r.path, Source: kb.SourceVault, Visibility: kb.Public, Hash: r.path,
+			Text: "---\ncategory: job_application\ndeadline: " + r.deadline + "\n---\n# Application\n\nCover letter sent.\n"}, 400, 0)
+		chunks = append(chunks, built...)
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	order := func(out string) string {
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			for _, name := range []string{"a", "b", "c", "d", "e"} {
+				if strings.Contains(line, "jobs/"+name+".md") {
+					got = append(got, name)
+				}
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--since", "deadline=2026-03-01", "--sort", "-deadline"}, "c d a"},
+		{[]string{"--until", "deadline=2026-03-15", "--sort", "deadline"}, "b a"},
+		{[]string{"--since", "deadline=March 2026", "--until", "deadline=2026-03", "--sort", "deadline"}, "a d"},
+		{[]string{"--sort", "-deadline"}, "c d a b e"},
+	} {
+		out, err := run(t, cfg, "", append([]string{"records", "--where", "category=job_application"}, tc.args...)...)
+		if err != nil || order(out) != tc.want {
+			t.Errorf("records %v: %v, got %q, want %q\n%s", tc.args, err, order(out), tc.want, out)
+		}
 	}
 }

@@ -42,9 +42,11 @@ date or other fields — filtered and in date order, one per line with its date.
 
 --where takes category, status, entity, tag, collection, year, item_type or any
 other frontmatter field;
---since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive),
-or another field's: --since deadline=2026-04; --sort orders by the date (-date,
-newest first, is the default), changed, added, or a field: --sort -deadline.`,
+--since and --until bound the record's date (YYYY-MM-DD or YYYY-MM, inclusive;
+"March 2026" also reads), or another field's: --since deadline=2026-04; --sort
+orders by the date (-date, newest first, is the default), changed, added, or a
+field: --sort -deadline. A field's dates compare as days however each note wrote
+them (deadline: March 10, 2026); a value that is no date ("TBD") is undated.`,
 		Args: cobra.NoArgs,
 		RunE: withTools(func(ctx context.Context, k *kbtools.KB, _ []string) error {
 			return runRecords(ctx, io, k, o)
