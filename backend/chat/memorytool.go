@@ -25,6 +25,13 @@ func RememberTool(store *memory.Store) Tool {
 			if text == "" {
 				return "", "", errs.New(errs.Invalid, "remember", "fact is empty")
 			}
+			// The description asks the model to wait for the user; this
+			// holds it to that whatever it decides: nothing is saved unless
+			// the user's own message asked for it.
+			if !memory.Asked(UserRequest(ctx)) {
+				return "", "", errs.WithHint(errs.Wrapf(errs.Invalid, "remember", memory.ErrNotAsked, "nothing was saved"),
+					"ask the user whether they want this remembered, and call remember only after they say so (they can also add it themselves in Settings → Memory)")
+			}
 			private := boolArg(args, "private") || privateCaller(ctx, s)
 			f, err := store.Add(text, private)
 			if err != nil {
@@ -37,4 +44,37 @@ func RememberTool(store *memory.Store) Tool {
 			return fmt.Sprintf("Remembered for %s: %q. The user can edit or delete it in Settings → Memory.", where, f.Text), "remembered a fact", nil
 		},
 	}
+}
+
+type requestKey struct{}
+
+// withRequest gives a turn's tools what the user wrote for it.
+func withRequest(ctx context.Context, text string) context.Context {
+	return context.WithValue(ctx, requestKey{}, text)
+}
+
+// UserRequest is what the user wrote for the turn in flight: the message,
+// or for a continuation the message that began the task (a continuation's
+// own prompt is Jarvis's, not the user's). "" outside a turn.
+func UserRequest(ctx context.Context) string {
+	s, _ := ctx.Value(requestKey{}).(string)
+	return s
+}
+
+// taskRequest is the message the user wrote that began the task the
+// session's last reply belongs to: the newest of its questions that is not
+// a continuation's prompt.
+func taskRequest(s *Session) string {
+	for i := len(s.Display) - 1; i >= 0; i-- {
+		if d := s.Display[i]; d.Role == "user" && !isContinuePrompt(d.Text) {
+			return d.Text
+		}
+	}
+	return ""
+}
+
+// isContinuePrompt reports whether a question is one Jarvis asked to go
+// on with a reply, not one the user wrote.
+func isContinuePrompt(text string) bool {
+	return text == LimitContinuePrompt || text == ContinuePrompt
 }
