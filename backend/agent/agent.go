@@ -129,6 +129,7 @@ func New(cfg *config.Config, o Options) (*Agent, error) {
 		},
 		Redact:       redact,
 		MaxIter:      cfg.Chat.MaxIterations,
+		AutoContinue: cfg.Chat.AutoContinue,
 		CompactAfter: cfg.Chat.CompactAfterTokens,
 		CompactKeep:  cfg.Chat.CompactKeepExchanges,
 		History:      history,

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
@@ -56,20 +57,21 @@ func TestMemoryReachesTheNextSessionAndPrivateFactsStayLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	turn := func(s *chat.Session) {
+	ask := func(s *chat.Session, message string) {
 		t.Helper()
-		done, err := ag.Runner.Start(context.Background(), s, "hello", func(chat.Event) {})
+		done, err := ag.Runner.Start(context.Background(), s, message, func(chat.Event) {})
 		if err != nil {
 			t.Fatal(err)
 		}
 		<-done
 	}
+	turn := func(s *chat.Session) { t.Helper(); ask(s, "hello") }
 
 	// A private session asks to remember something: the fact is private.
 	private := ag.Sessions.New(llm.ParseSpec(localSpec), false)
 	private.MarkPrivate()
 	local.expect(&call{Tool: "remember", Args: map[string]any{"fact": "I am treated for cnryillness"}})
-	turn(private)
+	ask(private, "Remember that I am treated for cnryillness.")
 	if _, err := ag.Memory.Add("Answer in British English", false); err != nil {
 		t.Fatal(err)
 	}
@@ -99,5 +101,72 @@ func TestMemoryReachesTheNextSessionAndPrivateFactsStayLocal(t *testing.T) {
 	turn(again)
 	if b := bytes.Join(local.seen(), nil); !bytes.Contains(b, []byte("cnryillness")) {
 		t.Fatal("a private local session gets the private fact too")
+	}
+}
+
+// The model saves nothing the user did not ask for: a scripted model (the
+// Anthropic fake, through the real client) calls remember on a turn whose
+// message asks nothing of the kind, and nothing is stored; the tool result
+// it gets back says why and to ask the user. Asked ("remember that…"),
+// the same call saves. Saving from Settings needs no such message.
+func TestTheModelSavesAMemoryOnlyWhenTheUserAsked(t *testing.T) {
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloud := &fakeCloud{}
+	srv := httptest.NewServer(cloud)
+	defer srv.Close()
+	cfg.Anthropic.BaseURL, cfg.Anthropic.APIKey = srv.URL, apiKey
+	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	ask := func(message string) ([][]byte, []chat.Event) {
+		t.Helper()
+		cloud.expect(&call{Tool: "remember", Args: map[string]any{"fact": "The user prefers British English"}})
+		var events []chat.Event
+		s := ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+		done, err := ag.Runner.Start(context.Background(), s, message, func(e chat.Event) { events = append(events, e) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		return cloud.seen(), events
+	}
+
+	bodies, events := ask("I prefer British English spelling. What is the colour of chlorophyll?")
+	if facts, _ := ag.Memory.List(); len(facts) != 0 {
+		t.Fatalf("saved without being asked: %+v", facts)
+	}
+	if len(bodies) < 2 {
+		t.Fatalf("the turn did not go on to the model with the tool result (%d requests)", len(bodies))
+	}
+	result := string(bodies[len(bodies)-1])
+	if !strings.Contains(result, `"tool_result"`) || !strings.Contains(result, "nothing was saved") || !strings.Contains(result, "does not ask to remember") ||
+		!strings.Contains(result, "ask the user") {
+		t.Fatalf("the model was not told why nothing was saved:\n%s", result)
+	}
+	failed := false
+	for _, e := range events {
+		failed = failed || e.Kind == chat.EventTool && strings.Contains(e.Text, "remember failed")
+	}
+	if !failed {
+		t.Fatalf("the window was not shown the refused save: %+v", events)
+	}
+
+	ask("Remember that I prefer British English.")
+	facts, _ := ag.Memory.List()
+	if len(facts) != 1 || facts[0].Text != "The user prefers British English" || facts[0].Private {
+		t.Fatalf("asked to remember, saved %+v", facts)
+	}
+	// Settings is the user's own hand: no message needed.
+	if _, err := ag.Memory.Add("Cite DOIs", false); err != nil {
+		t.Fatal(err)
+	}
+	if facts, _ = ag.Memory.List(); len(facts) != 2 {
+		t.Fatalf("a fact added in Settings: %+v", facts)
 	}
 }

@@ -375,7 +375,11 @@ func (w *world) expand(p call) call {
 // turn runs one turn; a confirmation (remove_document) is declined.
 func (w *world) turn(s *chat.Session) error {
 	var failed error
-	done, err := w.ag.Runner.Start(context.Background(), s, "probe", func(e chat.Event) {
+	message := "probe"
+	if w.cloud.planned() == "remember" || w.local.planned() == "remember" {
+		message = "probe: remember this" // a save needs the user to have asked
+	}
+	done, err := w.ag.Runner.Start(context.Background(), s, message, func(e chat.Event) {
 		switch e.Kind {
 		case chat.EventConfirm:
 			token, _ := e.Data.(map[string]any)["token"].(string)

@@ -34,6 +34,16 @@ func (f *fakeCloud) expect(c *call) {
 	f.mu.Unlock()
 }
 
+// planned is the tool the next turn's call is to, "" for none.
+func (f *fakeCloud) planned() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plan == nil {
+		return ""
+	}
+	return f.plan.Tool
+}
+
 func (f *fakeCloud) seen() [][]byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -87,6 +97,16 @@ func (f *fakeOllama) expect(c *call) {
 	f.mu.Lock()
 	f.plan, f.bodies = c, nil
 	f.mu.Unlock()
+}
+
+// planned is the tool the next turn's call is to, "" for none.
+func (f *fakeOllama) planned() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plan == nil {
+		return ""
+	}
+	return f.plan.Tool
 }
 
 func (f *fakeOllama) seen() [][]byte {

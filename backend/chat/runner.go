@@ -48,6 +48,11 @@ type Runner struct {
 	System   func(s *Session) (string, error) // fresh each turn
 	Redact   func(string) string
 	MaxIter  int
+	// AutoContinue is [chat] auto_continue: how many times in a row a
+	// task that reaches the tool-call limit goes on by itself, each time
+	// with the hand-off a Continue asks for, before the user is offered
+	// Continue. 0: always ask. A Stop ends the chain.
+	AutoContinue int
 	// CompactAfter and CompactKeep are [chat] compact_after_tokens and
 	// compact_keep_exchanges; CompactAfter 0 turns compaction off.
 	CompactAfter, CompactKeep int
@@ -65,8 +70,30 @@ type Runner struct {
 	turns map[string]*turn
 }
 
+// turnKind is who began a turn: the user's message, the user's Continue,
+// or Jarvis continuing a task at the tool-call limit on its own.
+type turnKind int
+
+const (
+	askTurn turnKind = iota
+	resumeTurn
+	autoTurn
+)
+
+// continued is the DisplayItem.Continued mark of a turn of this kind.
+func (k turnKind) continued() string {
+	switch k {
+	case resumeTurn:
+		return ContinuedByUser
+	case autoTurn:
+		return ContinuedAuto
+	}
+	return ""
+}
+
 type turn struct {
 	question string
+	kind     turnKind
 	cancel   context.CancelFunc
 	done     chan struct{}
 	ledger   *Ledger
@@ -156,15 +183,25 @@ func (r *Runner) Question(id string) string {
 
 // Start begins a turn and returns at once; events arrive through emit and a
 // channel closed when the turn's work has ended.
+//
+// A turn that reaches the tool-call limit goes on by itself up to
+// AutoContinue times in a row (see autoContinues): each continuation is
+// one more round of the same turn, with the hand-off prompt a Continue
+// sends, so the channel closes when the last of them has ended, Busy
+// holds throughout and a Stop ends the chain. Every round's reply is its
+// own EventReply; one that is followed by a continuation says so
+// ("continuing": true) and is followed by an EventStatus saying that the
+// task goes on.
 func (r *Runner) Start(ctx context.Context, s *Session, message string, emit func(Event)) (<-chan struct{}, error) {
-	return r.start(ctx, s, message, nil, true, emit)
+	return r.start(ctx, s, message, nil, askTurn, emit)
 }
 
 // start runs a turn whose ledger already holds cited evidence (a
 // continuation may cite what the cut-off part cited). A question the user
-// typed (pending) is saved with the session before the model is called,
-// so a crash mid-turn does not lose it.
-func (r *Runner) start(ctx context.Context, s *Session, message string, cited []Citation, pending bool, emit func(Event)) (<-chan struct{}, error) {
+// typed (an askTurn) is saved with the session before the model is
+// called, so a crash mid-turn does not lose it.
+func (r *Runner) start(ctx context.Context, s *Session, message string, cited []Citation, kind turnKind, emit func(Event)) (<-chan struct{}, error) {
+	pending := kind == askTurn
 	if strings.TrimSpace(message) == "" {
 		return nil, errs.New(errs.Invalid, "chat.Start", "empty message")
 	}
@@ -188,7 +225,7 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 		return nil, errs.New(errs.Conflict, "chat.Start", "this session is already answering; stop it or wait")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	t := &turn{question: message, cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID, session: s}
+	t := &turn{question: message, kind: kind, cancel: cancel, done: make(chan struct{}), emit: emit, id: s.ID, session: s}
 	r.turns[s.ID] = t
 	r.mu.Unlock()
 	if pending {
@@ -201,12 +238,62 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 		}
 	}
 
-	// The worker sees a copy; the session changes only at commit.
+	request := message
+	if !pending { // a continuation: the user's words are the task's first question
+		request = taskRequest(s)
+	}
+	ctx = withRequest(ctx, request)
+	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
+	ctx = llm.WithStatus(ctx, func(line string) { t.send(EventStatus, r.redact(line), nil) })
+	// The first round's view of the session is taken now, before Start
+	// returns; a later round's when the one before it has committed.
 	prior := append([]llm.Message(nil), s.Messages...)
 	starts := append([]int(nil), s.TurnStarts...)
+	carriedBefore := append([]cloudledger.Source(nil), s.Carried...)
+	rctx := r.beginRound(ctx, t, s, cited, carriedBefore)
+	go func() {
+		defer close(t.done)
+		defer cancel()
+		defer r.release(t)
+		for {
+			out := r.round(rctx, t, s, message, provider, providerErr, system, prior, starts, carriedBefore)
+			if !r.finish(t, s, message, out) {
+				return
+			}
+			// The task goes on by itself: one more round of this turn,
+			// from the session as the round before left it.
+			t.commit.Lock()
+			if t.stopped {
+				t.commit.Unlock()
+				return
+			}
+			last := s.Display[len(s.Display)-1]
+			prior = append([]llm.Message(nil), s.Messages...)
+			starts = append([]int(nil), s.TurnStarts...)
+			carriedBefore = append([]cloudledger.Source(nil), s.Carried...)
+			t.commit.Unlock()
+			if system, err = r.System(s); err != nil {
+				r.logTurn(s, "the system prompt for the continuation failed", err)
+				t.send(EventError, "the task could not go on by itself: "+r.redact(err.Error()), nil)
+				return
+			}
+			r.mu.Lock()
+			t.question, t.kind = "", autoTurn // no words of the user's: nothing to hand back on a stop
+			r.mu.Unlock()
+			message = LimitContinuePrompt
+			t.reset()
+			rctx = r.beginRound(ctx, t, s, last.Citations, carriedBefore)
+		}
+	}()
+	return t.done, nil
+}
+
+// beginRound gives a round of the turn its own ledger (holding the
+// evidence an earlier part cited, which stays citable) and the cloud
+// ledger's account of what the transcript carries.
+func (r *Runner) beginRound(ctx context.Context, t *turn, s *Session, cited []Citation, carriedBefore []cloudledger.Source) context.Context {
 	ctx, ledger := withLedger(ctx, func(e Event) { t.send(e.Kind, e.Text, e.Data) })
 	ledger.Add(cited...)
-	carriedBefore := append([]cloudledger.Source(nil), s.Carried...)
 	ctx = cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeChat, Session: s.ID,
 		Sources: func() []cloudledger.Source { return ledger.carried(carriedBefore) },
 		Recorded: func(rec cloudledger.Record) {
@@ -214,77 +301,93 @@ func (r *Runner) start(ctx context.Context, s *Session, message string, cited []
 			t.sent.add(rec)
 			t.sendMu.Unlock()
 		}})
-	ctx = llm.WithTextStream(ctx, func(d string) { t.send(EventDelta, r.redact(d), nil) })
-	ctx = llm.WithStatus(ctx, func(line string) { t.send(EventStatus, r.redact(line), nil) })
 	t.ledger = ledger
-	go func() {
-		defer close(t.done)
-		defer cancel()
-		if provider == nil { // no model to ask: straight to the search-only answer
-			r.finish(t, s, message, r.answerOffline(ctx, t, s, message, providerErr))
-			return
+	return ctx
+}
+
+// reset clears what one round of a turn gathered, before the next.
+func (t *turn) reset() {
+	t.sendMu.Lock()
+	defer t.sendMu.Unlock()
+	t.tools, t.streamed, t.offline, t.called, t.sent = nil, false, false, nil, sentTally{}
+	t.partial.Reset()
+	t.base, t.baseStarts = nil, nil
+}
+
+// release ends the turn's hold on its session.
+func (r *Runner) release(t *turn) {
+	r.mu.Lock()
+	if r.turns[t.id] == t {
+		delete(r.turns, t.id)
+	}
+	r.mu.Unlock()
+}
+
+// round is one model turn: compaction when due, then the agentic loop
+// over the tools, or the search-only answer when no model can be reached.
+func (r *Runner) round(ctx context.Context, t *turn, s *Session, message string, provider llm.Provider, providerErr error, system string,
+	prior []llm.Message, starts []int, carriedBefore []cloudledger.Source) outcome {
+	if provider == nil { // no model to ask: straight to the search-only answer
+		return r.answerOffline(ctx, t, s, message, providerErr)
+	}
+	if compactCut(prior, starts, r.CompactAfter, r.CompactKeep) >= 0 {
+		// A second model call before the turn's own: say so, or the pause
+		// looks like a hang. Stopping here leaves the session uncompacted.
+		t.send(EventStatus, "compacting", nil)
+		cctx := cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeCompaction, Session: s.ID, Sources: cloudledger.These(carriedBefore...)})
+		msgs, st, err := Compact(cctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
+		switch {
+		case errs.Is(err, errs.Cancelled):
+			return outcome{err: err, usage: provider.PopUsage()}
+		case err != nil:
+			r.logTurn(s, "compaction failed", err)
+			t.send(EventStatus, "compaction failed; continuing with the full history: "+r.redact(err.Error()), nil)
+		default:
+			prior, t.base, t.baseStarts = msgs, msgs, st
 		}
-		if compactCut(prior, starts, r.CompactAfter, r.CompactKeep) >= 0 {
-			// A second model call before the turn's own: say so, or the pause
-			// looks like a hang. Stopping here leaves the session uncompacted.
-			t.send(EventStatus, "compacting", nil)
-			cctx := cloudledger.WithAbout(ctx, cloudledger.About{Purpose: cloudledger.PurposeCompaction, Session: s.ID, Sources: cloudledger.These(carriedBefore...)})
-			msgs, st, err := Compact(cctx, provider, prior, starts, r.CompactAfter, r.CompactKeep)
-			switch {
-			case errs.Is(err, errs.Cancelled):
-				r.finish(t, s, message, outcome{err: err, usage: provider.PopUsage()})
-				return
-			case err != nil:
-				r.logTurn(s, "compaction failed", err)
-				t.send(EventStatus, "compaction failed; continuing with the full history: "+r.redact(err.Error()), nil)
-			default:
-				prior, t.base, t.baseStarts = msgs, msgs, st
+	}
+	history := append(prior, llm.Text(llm.RoleUser, message))
+	t.send(EventStatus, "thinking", nil)
+	res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
+		System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
+		Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
+			// A tool's result goes to the model and into the transcript:
+			// no secret (an error echoing a key, say) may ride along.
+			t.calledTool(call.Name)
+			mark := t.ledger.offeredCount()
+			if r.Asks(s) {
+				ctx = withModelReview(ctx, r.reviewModelRequest(t, s, call.Name))
 			}
-		}
-		history := append(prior, llm.Text(llm.RoleUser, message))
-		t.send(EventStatus, "thinking", nil)
-		res, err := provider.AgenticTurn(ctx, llm.TurnRequest{
-			System: system, Messages: history, Tools: r.Tools.Definitions(s), MaxIterations: r.MaxIter,
-			Dispatch: func(ctx context.Context, call llm.Block) (llm.ToolOutcome, error) {
-				// A tool's result goes to the model and into the transcript:
-				// no secret (an error echoing a key, say) may ride along.
-				t.calledTool(call.Name)
-				mark := t.ledger.offeredCount()
-				if r.Asks(s) {
-					ctx = withModelReview(ctx, r.reviewModelRequest(t, s, call.Name))
-				}
-				out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
-					if d, ok := e.Data.(map[string]any); ok {
-						if msg, ok := d["error"].(string); ok {
-							d["error"] = r.redact(msg)
-						}
+			out, err := r.Tools.Dispatch(ctx, s, call, func(e Event) {
+				if d, ok := e.Data.(map[string]any); ok {
+					if msg, ok := d["error"].(string); ok {
+						d["error"] = r.redact(msg)
 					}
-					t.send(e.Kind, r.redact(e.Text), e.Data)
-				})
-				if err == nil && !out.IsError && reviewedTools[call.Name] && r.Asks(s) {
-					out, err = r.review(ctx, t, s, call.Name, out, t.ledger.offeredSince(mark))
 				}
-				out.Content = r.redact(out.Content)
-				r.logTool(s, call, out, err)
-				return out, err
-			},
-		})
-		served := ""
-		if or, ok := provider.(*llm.OpenRouter); ok {
-			served = or.ServedModel
-		}
-		out := outcome{res: res, err: err, usage: provider.PopUsage(), served: served}
-		t.sendMu.Lock()
-		eligible := offlineEligible(err, t.streamed, len(t.tools))
-		t.sendMu.Unlock()
-		if eligible && r.Offline != nil {
-			off := r.answerOffline(ctx, t, s, message, err)
-			off.usage = out.usage
-			out = off
-		}
-		r.finish(t, s, message, out)
-	}()
-	return t.done, nil
+				t.send(e.Kind, r.redact(e.Text), e.Data)
+			})
+			if err == nil && !out.IsError && reviewedTools[call.Name] && r.Asks(s) {
+				out, err = r.review(ctx, t, s, call.Name, out, t.ledger.offeredSince(mark))
+			}
+			out.Content = r.redact(out.Content)
+			r.logTool(s, call, out, err)
+			return out, err
+		},
+	})
+	served := ""
+	if or, ok := provider.(*llm.OpenRouter); ok {
+		served = or.ServedModel
+	}
+	out := outcome{res: res, err: err, usage: provider.PopUsage(), served: served}
+	t.sendMu.Lock()
+	eligible := offlineEligible(err, t.streamed, len(t.tools))
+	t.sendMu.Unlock()
+	if eligible && r.Offline != nil {
+		off := r.answerOffline(ctx, t, s, message, err)
+		off.usage = out.usage
+		out = off
+	}
+	return out
 }
 
 // outcome is what a turn's worker hands to finish.
@@ -312,18 +415,16 @@ func (r *Runner) answerOffline(ctx context.Context, t *turn, s *Session, message
 	return outcome{res: llm.TurnResult{Reply: reply, Messages: []llm.Message{llm.Text(llm.RoleAssistant, reply)}}}
 }
 
-// finish commits or rolls back under the turn's commit lock.
-func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
+// finish commits or rolls back a round under the turn's commit lock. It
+// reports whether the task goes on by itself: the round's reply paused at
+// the tool-call limit, and the session may take another continuation
+// unattended (autoContinues).
+func (r *Runner) finish(t *turn, s *Session, message string, o outcome) (more bool) {
 	res, err, usage, served := o.res, o.err, o.usage, o.served
-	defer func() {
-		r.mu.Lock()
-		delete(r.turns, s.ID)
-		r.mu.Unlock()
-	}()
 	t.commit.Lock()
 	defer t.commit.Unlock()
 	if t.stopped {
-		return // Stop already rolled back and told the user
+		return false // Stop already rolled back and told the user
 	}
 	s.Pending = ""               // the turn ends here, one way or another
 	s.RecordUsage(served, usage) // requests made count even when the turn fails
@@ -377,9 +478,13 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		if res.LimitHit && stop == "" {
 			stop, notice = StopToolLimit, NoticeToolLimit
 		}
-		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now},
+		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now, Continued: t.kind.continued()},
 			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice,
 				OwnKnowledge: own, NoEvidence: silent, Sent: sent})
+		n := autoContinues(s)
+		// Not past the user's own cap on Continues either, and never
+		// under a model the session may no longer use.
+		more = stop == StopToolLimit && n < r.AutoContinue && CanContinue(s) && s.CheckResume(s.ModelSpec()) == nil
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
@@ -392,7 +497,11 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 			t.send(EventError, "the answer could not be saved: "+r.redact(serr.Error()), nil)
 		}
 		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
-			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent, "sent": sent})
+			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent, "sent": sent, "continuing": more})
+		if more {
+			t.send(EventStatus, AutoContinueStatus(n+1, r.AutoContinue), map[string]any{"continuing": n + 1, "of": r.AutoContinue})
+		}
+		return more
 	case errs.Is(err, errs.Privacy):
 		// The turn stops with no further LLM call; nothing of it is kept and
 		// the user gets their message back.
@@ -424,6 +533,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) {
 		}
 		t.send(EventError, warning, nil)
 	}
+	return false
 }
 
 // titleFrom names a session after its first question: one line, at most

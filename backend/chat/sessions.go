@@ -74,6 +74,11 @@ type DisplayItem struct {
 	// reply is the fixed not-enough-evidence answer.
 	OwnKnowledge bool `json:"own_knowledge,omitempty"`
 	NoEvidence   bool `json:"no_evidence,omitempty"`
+	// Continued marks a question that is a continuation's prompt, not the
+	// user's words: ContinuedByUser (they chose Continue) or ContinuedAuto
+	// (the task went on by itself at the tool-call limit). Empty for what
+	// the user wrote, and in sessions saved before it was kept.
+	Continued string `json:"continued,omitempty"`
 }
 
 // withheldSep separates a reply from its Withheld line inside Text.

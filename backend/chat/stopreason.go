@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -31,6 +32,18 @@ const MaxLimitContinues = 3
 // short hand-off first, so the user (and the model) see where things stand.
 const LimitContinuePrompt = "Your previous turn reached the tool-call limit before the task was done. Continue it: " +
 	"begin with a two-sentence hand-off (what is done, what remains), then go on with the tools where you stopped."
+
+// DisplayItem.Continued marks.
+const (
+	ContinuedByUser = "user" // the user chose Continue
+	ContinuedAuto   = "auto" // the task went on by itself at the tool-call limit
+)
+
+// AutoContinueStatus is the status line of a task going on by itself: the
+// n-th continuation in a row of at most of.
+func AutoContinueStatus(n, of int) string {
+	return fmt.Sprintf("paused at the tool-call limit; continuing automatically (%d of %d)", n, of)
+}
 
 // ContinuePrompt asks the model to go on with a reply that was cut off.
 const ContinuePrompt = "Your previous answer was cut off at the output limit. Continue it from exactly where it stopped, without repeating what you already wrote."
@@ -84,13 +97,31 @@ func CanContinue(s *Session) bool {
 	return false
 }
 
-// limitContinues counts the Continues in a row that ended at the tool-call
-// limit again, newest first.
+// limitContinues counts the user's Continues in a row that ended at the
+// tool-call limit again, newest first. The continuations that ran by
+// themselves in between are not the user's and are passed over.
 func limitContinues(s *Session) int {
 	n := 0
 	for i := len(s.Display) - 1; i >= 1; i -= 2 {
 		reply, asked := s.Display[i], s.Display[i-1]
 		if reply.Stop != StopToolLimit || asked.Role != "user" || asked.Text != LimitContinuePrompt {
+			break
+		}
+		if asked.Continued != ContinuedAuto {
+			n++
+		}
+	}
+	return n
+}
+
+// autoContinues counts the continuations in a row that ran by themselves
+// and ended at the tool-call limit again, newest first: those since the
+// user last said something (a message, or Continue).
+func autoContinues(s *Session) int {
+	n := 0
+	for i := len(s.Display) - 1; i >= 1; i -= 2 {
+		reply, asked := s.Display[i], s.Display[i-1]
+		if reply.Stop != StopToolLimit || asked.Role != "user" || asked.Continued != ContinuedAuto {
 			break
 		}
 		n++
@@ -113,5 +144,5 @@ func (r *Runner) Continue(ctx context.Context, s *Session, emit func(Event)) (<-
 	if last.Stop == StopToolLimit {
 		prompt = LimitContinuePrompt
 	}
-	return r.start(ctx, s, prompt, last.Citations, false, emit)
+	return r.start(ctx, s, prompt, last.Citations, resumeTurn, emit)
 }

@@ -104,6 +104,10 @@ type Chat struct {
 	CompactAfterTokens   int    `toml:"compact_after_tokens"`
 	CompactKeepExchanges int    `toml:"compact_keep_exchanges"`
 	MaxIterations        int    `toml:"max_iterations"`
+	// AutoContinue is how many times in a row a task that used all
+	// max_iterations tool rounds goes on by itself (with a short hand-off)
+	// before the window offers Continue; 0 always asks. At most 3.
+	AutoContinue int `toml:"auto_continue"`
 }
 
 // Anthropic holds the Anthropic credentials and endpoint.
@@ -221,7 +225,7 @@ func Defaults() Config {
 			ChunkOverlap:     128,
 			RerankModel:      "cross-encoder/ms-marco-MiniLM-L6-v2",
 			RerankTopN:       25,
-			RerankMaxTokens:  256,
+			RerankMaxTokens:  128,
 			RerankPrecision:  "int8",
 			NResults:         8,
 			Hybrid:           true,
@@ -238,6 +242,10 @@ func Defaults() Config {
 			CompactAfterTokens:   12000,
 			CompactKeepExchanges: 6,
 			MaxIterations:        10,
+			// One: a task a little longer than one turn's tool rounds
+			// finishes unattended; one that hits the limit twice is more
+			// likely stuck than nearly done, and the user decides.
+			AutoContinue: 1,
 		},
 		Anthropic: Anthropic{BaseURL: "https://api.anthropic.com"},
 		Ledger:    Ledger{KeepDays: 30},

@@ -47,6 +47,7 @@ func (c *Config) Validate() error {
 		{"chat.compact_after_tokens", c.Chat.CompactAfterTokens < 1000, "must be at least 1000"},
 		{"chat.compact_keep_exchanges", c.Chat.CompactKeepExchanges < 1, "must be at least 1"},
 		{"chat.max_iterations", c.Chat.MaxIterations < 1 || c.Chat.MaxIterations > 100, "must be between 1 and 100"},
+		{"chat.auto_continue", c.Chat.AutoContinue < 0 || c.Chat.AutoContinue > 3, "must be between 0 (always ask) and 3"},
 		{"chat.ollama_url", !isHTTPURL(c.Chat.OllamaURL), "must be an http(s) URL"},
 		{"anthropic.base_url", !isHTTPURL(c.Anthropic.BaseURL), "must be an http(s) URL"},
 		{"openrouter.base_url", !isHTTPURL(c.OpenRouter.BaseURL), "must be an http(s) URL"},

@@ -57,3 +57,52 @@ describe('a reply that did not end normally', () => {
     expect(screen.queryByTestId('warning')).toBeNull() // one notice, not also a failure
   })
 })
+
+describe('a task that went on by itself at the tool-call limit', () => {
+  it('shows the paused part, then the continuation running, which Stop ends', async () => {
+    let display: DisplayItem[] = []
+    const w = fakeBackend({
+      'Shell.Info': () => ({ version: '0.1.0', provider: 'anthropic', model: 'claude', dataDir: '/tmp/j', warnings: [] }),
+      'Chat.List': () => [{ id: 'a', title: 'Chat a', updated: '', pinned: false, private: false, spec: 'anthropic:claude', busy: false }],
+      'Chat.Models': () => [],
+      'Setup.State': () => completeSetup,
+      'Chat.Open': () => ({ id: 'a', title: 'Chat a', spec: 'anthropic:claude', private: false, kbOnly: true, pinned: false, costUsd: 0, busy: false, display }),
+      'Chat.Send': () => null,
+      'Chat.Stop': () => true,
+    })
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    await fireEvent.input(await screen.findByLabelText('Message'), { target: { value: 'check every bed' } })
+    await fireEvent.click(screen.getByText('Send'))
+    // The first part pauses at the limit; the backend says it goes on.
+    display = [
+      { role: 'user', text: 'check every bed', at: '' },
+      { role: 'assistant', text: 'Beds 1-3 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
+    ]
+    w.emit('chat', { session_id: 'a', seq: 4, kind: 'reply', text: 'Beds 1-3 checked.', data: { stop: 'tool_limit', continuing: true, citations: [] } })
+    w.emit('chat', { session_id: 'a', seq: 5, kind: 'status', text: 'paused at the tool-call limit; continuing automatically (1 of 1)' })
+    expect((await screen.findByTestId('continuing')).textContent).toContain('Continuing automatically')
+    expect(screen.getByTestId('status').textContent).toContain('continuing automatically (1 of 1)')
+    expect((await screen.findByText('Beds 1-3 checked.'))).toBeTruthy()
+    expect(screen.queryByText('Continue', { selector: 'button' })).toBeNull() // nothing to click while it runs
+    expect(screen.getByText('Stop')).toBeTruthy()
+    await fireEvent.click(screen.getByText('Stop'))
+    expect(w.called('Chat.Stop')[0].args).toEqual(['a'])
+    expect(screen.queryByTestId('continuing')).toBeNull()
+  })
+
+  it('marks a continuation in the conversation instead of showing its prompt', async () => {
+    const prompt = 'Your previous turn reached the tool-call limit before the task was done. Continue it.'
+    const w = world([
+      { role: 'user', text: 'check every bed', at: '' },
+      { role: 'assistant', text: 'Beds 1-3 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
+      { role: 'user', text: prompt, at: '', continued: 'auto' },
+      { role: 'assistant', text: 'Beds 4-6 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
+    ])
+    render(App, { props: { backend: w.backend } })
+    await fireEvent.click(await screen.findByText('Chat a'))
+    expect((await screen.findByTestId('continued')).textContent).toBe('Continued automatically at the tool-call limit')
+    expect(screen.queryByText(prompt)).toBeNull()
+    expect(screen.getAllByText('Continue', { selector: 'button' })).toHaveLength(1) // on the last reply only
+  })
+})

@@ -32,6 +32,8 @@ export interface Turn {
   reviews: Review[]
   live: string // reply text streaming in
   lastSeq: number
+  /** A continuation: 'user' chose Continue, 'auto' the task went on by itself at the tool-call limit. */
+  continued?: 'user' | 'auto'
 }
 
 const DRAFTS_KEY = 'jarvis.inputDrafts'
@@ -116,7 +118,8 @@ export class ChatState {
   async resync(id: string) {
     const r = await this.backend.replay(id)
     if (!r || this.turns[id]) return
-    this.turns[id] = { question: r.question, tools: [], status: 'thinking', confirms: [], reviews: [], live: '', lastSeq: 0 }
+    // A turn with no question of the user's is the task going on by itself.
+    this.turns[id] = { question: r.question, tools: [], status: 'thinking', confirms: [], reviews: [], live: '', lastSeq: 0, continued: r.question ? undefined : 'auto' }
     for (const e of r.events) this.onEvent(e)
   }
 
@@ -147,7 +150,7 @@ export class ChatState {
   async continueReply() {
     const id = this.activeId
     if (!id || this.turns[id]) return
-    this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], reviews: [], live: '', lastSeq: 0 }
+    this.turns[id] = { question: 'Continue', tools: [], status: 'sending', confirms: [], reviews: [], live: '', lastSeq: 0, continued: 'user' }
     try {
       await this.backend.continueReply(id)
     } catch (e) {
@@ -215,6 +218,11 @@ export class ChatState {
       case 'error':
       case 'stopped':
         this.finish(e, t)
+        // A reply paused at the tool-call limit that the backend goes on
+        // with by itself: the same turn runs on (its events keep their
+        // sequence), shown as a continuation with nothing of the user's.
+        if (e.kind === 'reply' && e.data?.continuing === true)
+          this.turns[e.session_id] = { question: '', tools: [], status: 'continuing', confirms: [], reviews: [], live: '', lastSeq: e.seq, continued: 'auto' }
         break
     }
   }

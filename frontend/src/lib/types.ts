@@ -30,6 +30,8 @@ export interface DisplayItem {
   own_knowledge?: boolean // answered (in part) from the model's general knowledge
   no_evidence?: boolean // searched, nothing citable: the fixed not-enough-evidence answer
   sent?: string // what this turn sent to a cloud model; its records are in the cloud ledger
+  /** A question that is a continuation's prompt, not the user's words: 'user' chose Continue, 'auto' the task went on by itself at the tool-call limit. */
+  continued?: 'user' | 'auto'
 }
 
 export interface SessionRow {

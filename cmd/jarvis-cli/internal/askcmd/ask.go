@@ -138,6 +138,15 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 			if err := confirms.Answer(token, yes); err != nil {
 				fmt.Fprintf(io.Err, "· %v\n", err)
 			}
+		case chat.EventReply:
+			if data, _ := e.Data.(map[string]any); data["continuing"] == true {
+				// The task goes on by itself (the status line after this
+				// says so): this part of the answer is kept, on stdout too.
+				printReply(io, e, data)
+				fmt.Fprintln(io.Out)
+				return
+			}
+			final = e
 		case chat.EventReview:
 			data, _ := e.Data.(map[string]any)
 			token, _ := data["token"].(string)
@@ -165,15 +174,14 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		fmt.Fprintf(io.Err, "· %s; any text shown above is not an answer and was not saved as one\nsession %s\n", data["notice"], s.ID)
 		return errs.New(errs.LLM, "ask", "%s", data["notice"])
 	case final.Kind == chat.EventReply:
-		fmt.Fprintln(io.Out, final.Text)
-		if cites, ok := data["citations"].([]chat.Citation); ok && len(cites) > 0 {
-			fmt.Fprintln(io.Out, "\nSources:")
-			for _, c := range cites {
-				fmt.Fprintf(io.Out, "  - %s%s\n", c.Source, pageSuffix(c.Page))
-			}
-		}
-		if data["stop"] == "length" {
+		printReply(io, final, data)
+		switch data["stop"] {
+		case "length":
 			fmt.Fprintf(io.Err, "· this answer was %s; `jarvis-cli ask --session %s --continue` asks the model to go on\n", chat.NoticeCutOff, s.ID)
+		case chat.StopToolLimit:
+			if chat.CanContinue(s) {
+				fmt.Fprintf(io.Err, "· the task %s; `jarvis-cli ask --session %s --continue` goes on with it\n", chat.NoticeToolLimit, s.ID)
+			}
 		}
 		fmt.Fprintf(io.Err, "session %s\n", s.ID)
 		return nil
@@ -181,6 +189,17 @@ func Run(ctx context.Context, io *iostreams.IO, cfg *config.Config, getenv func(
 		return errs.New(errs.Cancelled, "ask", "stopped; nothing was saved")
 	default:
 		return errs.New(errs.LLM, "ask", "%s", final.Text)
+	}
+}
+
+// printReply writes a reply and its sources to stdout.
+func printReply(io *iostreams.IO, e chat.Event, data map[string]any) {
+	fmt.Fprintln(io.Out, e.Text)
+	if cites, ok := data["citations"].([]chat.Citation); ok && len(cites) > 0 {
+		fmt.Fprintln(io.Out, "\nSources:")
+		for _, c := range cites {
+			fmt.Fprintf(io.Out, "  - %s%s\n", c.Source, pageSuffix(c.Page))
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -221,5 +222,68 @@ func TestAskProposalWaitsForTheWindow(t *testing.T) {
 	}
 	if text, _, _ := window.Read(waiting[0].DraftID, "letter.md"); text != "Dear colleagues,\nBest\n" {
 		t.Fatalf("applied text: %q", text)
+	}
+}
+
+// limitOllama is a model that calls a tool whenever it is offered tools
+// and otherwise (the wrap-up request at the tool-call limit) answers
+// "Part N.": with max_iterations = 1 every turn pauses at the limit.
+func limitOllama(t *testing.T) *httptest.Server {
+	var mu sync.Mutex
+	parts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Tools []any `json:"tools"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		line := func(v any) { b, _ := json.Marshal(v); w.Write(append(b, '\n')); w.(http.Flusher).Flush() }
+		if len(req.Tools) > 0 {
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "", "tool_calls": []any{
+				map[string]any{"function": map[string]any{"name": "list_drafts", "arguments": map[string]any{}}}}}, "done": false})
+		} else {
+			mu.Lock()
+			parts++
+			n := parts
+			mu.Unlock()
+			line(map[string]any{"message": map[string]any{"role": "assistant", "content": "Part " + strconv.Itoa(n) + "."}, "done": false})
+		}
+		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// ask says when a task went on by itself at the tool-call limit: both
+// parts of the answer reach stdout, stderr says a continuation happened,
+// and the pause after it names --continue. With auto_continue = 0 it
+// pauses at once.
+func TestAskSaysATaskContinuedByItself(t *testing.T) {
+	for _, auto := range []int{1, 0} {
+		srv := limitOllama(t)
+		t.Setenv("JARVIS_HOME", t.TempDir())
+		cfg, err := config.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Chat.OllamaURL, cfg.Chat.MaxIterations, cfg.Chat.AutoContinue = srv.URL, 1, auto
+		io, _, out, errb := iostreams.Test()
+		if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "list my drafts, then more"); err != nil {
+			t.Fatalf("%v\n%s", err, errb)
+		}
+		stdout, stderr := out.String(), errb.String()
+		if !strings.Contains(stderr, "--continue") {
+			t.Fatalf("auto %d: the pause does not say how to go on:\n%s", auto, stderr)
+		}
+		switch auto {
+		case 1:
+			if !strings.Contains(stdout, "Part 1.") || !strings.Contains(stdout, "Part 2.") || strings.Index(stdout, "Part 1.") > strings.Index(stdout, "Part 2.") ||
+				!strings.Contains(stderr, chat.AutoContinueStatus(1, 1)) {
+				t.Fatalf("auto 1:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+			}
+		case 0:
+			if !strings.Contains(stdout, "Part 1.") || strings.Contains(stdout, "Part 2.") || strings.Contains(stderr, "continuing automatically") {
+				t.Fatalf("auto 0:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+			}
+		}
 	}
 }
