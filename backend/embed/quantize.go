@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/logs"
 
 	"golang.org/x/sys/cpu"
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -129,13 +132,18 @@ func firstString(fs []field, num protowire.Number) string {
 	return ""
 }
 
-// floatMatrix is a 2-D float32 initializer.
+// floatMatrix is a 2-D float32 initializer, read in place: raw holds its
+// rows*cols little-endian floats.
 type floatMatrix struct {
 	rows, cols int
-	data       []float32
+	raw        []byte
 }
 
-// matrixOf decodes a TensorProto if it is a 2-D float32 tensor held in the
+func (m floatMatrix) at(i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(m.raw[4*i:]))
+}
+
+// matrixOf reads a TensorProto if it is a 2-D float32 tensor held in the
 // file (not external data).
 func matrixOf(fs []field) (floatMatrix, bool) {
 	var dims []int64
@@ -176,15 +184,10 @@ func matrixOf(fs []field) (floatMatrix, bool) {
 	if raw == nil {
 		raw = packed
 	}
-	n := int(dims[0] * dims[1])
-	if len(raw) != 4*n {
+	if int64(len(raw)) != 4*dims[0]*dims[1] {
 		return floatMatrix{}, false
 	}
-	data := make([]float32, n)
-	for i := range data {
-		data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return floatMatrix{rows: int(dims[0]), cols: int(dims[1]), data: data}, true
+	return floatMatrix{rows: int(dims[0]), cols: int(dims[1]), raw: raw}, true
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
@@ -215,20 +218,21 @@ func tensorProto(name string, dtype uint64, dims []int64, raw []byte) []byte {
 // quantizeColumns quantizes m per column into int8 with the given range:
 // q = round(w / scale), scale = max|w| / limit, zero point 0.
 func quantizeColumns(m floatMatrix, limit float64) (q []byte, scales []float32) {
-	scales = make([]float32, m.cols)
-	for c := range m.cols {
-		var peak float64
-		for r := range m.rows {
-			peak = max(peak, math.Abs(float64(m.data[r*m.cols+c])))
-		}
-		if peak == 0 {
-			peak = 1
-		}
-		scales[c] = float32(peak / limit)
+	peak := make([]float64, m.cols)
+	for i := range m.rows * m.cols {
+		c := i % m.cols
+		peak[c] = max(peak[c], math.Abs(float64(m.at(i))))
 	}
-	q = make([]byte, len(m.data))
-	for i, w := range m.data {
-		v := math.Round(float64(w) / float64(scales[i%m.cols]))
+	scales = make([]float32, m.cols)
+	for c, p := range peak {
+		if p == 0 {
+			p = 1
+		}
+		scales[c] = float32(p / limit)
+	}
+	q = make([]byte, m.rows*m.cols)
+	for i := range q {
+		v := math.Round(float64(m.at(i)) / float64(scales[i%m.cols]))
 		q[i] = byte(int8(max(-limit, min(limit, v))))
 	}
 	return q, scales
@@ -242,10 +246,10 @@ func floatBytes(v []float32) []byte {
 	return out
 }
 
-// quantizeGraph returns model with its constant-weight MatMuls in int8.
-// A model with none (or one already quantized) comes back unchanged with
-// zero stats.
-func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
+// quantizeGraph returns model with its constant-weight MatMuls in int8,
+// as pieces to write out in order. A model with none (or one already
+// quantized) comes back unchanged with zero stats.
+func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, error) {
 	var st quantizeStats
 	top, err := fields(model)
 	if err != nil {
@@ -308,7 +312,7 @@ func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
 			uses[in]++
 		}
 		if n.op == "DynamicQuantizeMatMul" || n.op == "MatMulInteger" {
-			return model, quantizeStats{}, nil // already quantized
+			return net.Buffers{model}, quantizeStats{}, nil // already quantized
 		}
 		if n.op == "MatMul" && firstString(fs, nodeDomain) == "" && len(n.inputs) == 2 {
 			asWeight[n.inputs[1]]++
@@ -333,14 +337,18 @@ func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
 			tensorProto(name+"_zero", onnxInt8, []int64{int64(m.cols)}, make([]byte, m.cols)))
 		quantized[name] = true
 		st.Weights++
-		st.FloatBytes += 4 * len(m.data)
+		st.FloatBytes += len(m.raw)
 		st.Int8Bytes += len(q) + 5*m.cols
 	}
 	if st.Weights == 0 {
-		return model, quantizeStats{}, nil
+		return net.Buffers{model}, quantizeStats{}, nil
 	}
 
-	var g []byte
+	// The output is a list of pieces, most of them slices of model itself:
+	// a 100 MB graph is not copied to be rewritten.
+	var g net.Buffers
+	glen := 0
+	add := func(b []byte) { g = append(g, b); glen += len(b) }
 	for i, f := range graph {
 		if f.num == graphInitializer {
 			t, _ := fields(f.val)
@@ -350,7 +358,7 @@ func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
 		}
 		n, isNode := nodes[i]
 		if !isNode || n.op != "MatMul" || len(n.inputs) != 2 || !quantized[n.inputs[1]] {
-			g = append(g, f.raw...)
+			add(f.raw)
 			continue
 		}
 		w := n.inputs[1]
@@ -364,18 +372,20 @@ func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
 		node = appendString(node, nodeName, firstString(n.fs, nodeName)+"_quant")
 		node = appendString(node, nodeOpType, "DynamicQuantizeMatMul")
 		node = appendString(node, nodeDomain, msDomain)
-		g = appendBytes(g, graphNode, node)
+		add(appendBytes(nil, graphNode, node))
 		st.MatMuls++
 	}
 	for _, t := range added {
-		g = appendBytes(g, graphInitializer, t)
+		add(protowire.AppendVarint(protowire.AppendTag(nil, graphInitializer, protowire.BytesType), uint64(len(t))))
+		add(t)
 	}
 
-	var out []byte
+	var out net.Buffers
 	hasMS := false
 	for i, f := range top {
 		if i == gi {
-			out = appendBytes(out, modelGraph, g)
+			out = append(out, protowire.AppendVarint(protowire.AppendTag(nil, modelGraph, protowire.BytesType), uint64(glen)))
+			out = append(out, g...)
 			continue
 		}
 		if f.num == modelOpsetImport && f.typ == protowire.BytesType {
@@ -383,13 +393,13 @@ func quantizeGraph(model []byte, limit float64) ([]byte, quantizeStats, error) {
 				hasMS = true
 			}
 		}
-		out = append(out, f.raw...)
+		out = append(out, f.raw)
 	}
 	if !hasMS {
 		var o []byte
 		o = appendString(o, opsetDomain, msDomain)
 		o = appendVarint(o, opsetVersion, 1)
-		out = appendBytes(out, modelOpsetImport, o)
+		out = append(out, appendBytes(nil, modelOpsetImport, o))
 	}
 	return out, st, nil
 }
@@ -419,10 +429,11 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 			return path, noop, nil
 		}
 	}
-	model, err := os.ReadFile(src)
+	model, release, err := mapFile(src)
 	if err != nil {
 		return "", noop, err
 	}
+	defer release()
 	q, st, err := quantizeGraph(model, limit)
 	if err != nil {
 		return "", noop, fmt.Errorf("quantize %s: %w", src, err)
@@ -443,10 +454,33 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 			return "", noop, err
 		}
 	}
-	if err := fsutil.WriteFileAtomic(path, q, 0o600); err != nil {
+	if err := fsutil.WriteAtomic(path, 0o600, func(w io.Writer) error { _, err := q.WriteTo(w); return err }); err != nil {
 		cleanup()
 		return "", noop, err
 	}
 	logs.L().Info("quantized a graph to int8", "graph", src, "matrices", st.Weights, "float_mb", st.FloatBytes>>20, "int8_mb", st.Int8Bytes>>20)
 	return path, cleanup, nil
+}
+
+// mapFile maps a file read-only: the graph is read in place, from the page
+// cache, instead of into the Go heap (a 90 MB model would otherwise stay
+// in the process's resident memory after its session is built).
+func mapFile(path string) ([]byte, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, func() {}, nil
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	return b, func() { _ = unix.Munmap(b) }, nil
 }

@@ -52,7 +52,16 @@ func EnsurePrivateFile(path string) error {
 // directory, fsync it, rename it over the target, then fsync the directory.
 // The parent directory is created 0700 if missing; an existing one keeps its
 // mode.
-func WriteFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	return WriteAtomic(path, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for content that write streams out (a
+// file too large to hold twice in memory).
+func WriteAtomic(path string, mode os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if _, statErr := os.Stat(dir); os.IsNotExist(statErr) {
 		if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
@@ -72,7 +81,7 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		tmp.Close()
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -4,7 +4,7 @@
 // `jarvis-cli kb search` (its benchmark builds a store with this package).
 //
 //	kbbench build -dir DIR -chunks 60000 -dims 384
-//	kbbench hold  -dir DIR -dims 384 -queries 200 [-embedder DIR -reranker DIR -model ID]
+//	kbbench hold  -dir DIR -dims 384 -queries 200 [-embedder DIR -reranker DIR -model ID -rerank-int8=false -rerank-max-tokens N]
 //	kbbench vault -dir VAULT -notes 20000 [-passages 3 | -words 115]
 //	kbbench fill  -dir DIR -dims 384 -model ID
 //
@@ -51,6 +51,8 @@ func main() {
 	passages := fs.Int("passages", 3, "vault: generated passages per note")
 	words := fs.Int("words", 0, "vault: write each note as one passage of this many common English words instead (115: one chunk of about 128 tokens)")
 	modelID := fs.String("model", "", "fill: the model id the generated vectors are stored under; hold: the id the store's vectors have (default synth)")
+	rerankInt8 := fs.Bool("rerank-int8", true, "hold: run the reranker's weights in int8 (rag.rerank_precision)")
+	rerankMax := fs.Int("rerank-max-tokens", 128, "hold: cap each reranked pair (rag.rerank_max_tokens; 0: the model's limit)")
 	embedDocs := fs.Int("embed-docs", 0, "hold: chunks to embed with -embedder before searching (as a backfill in the process would)")
 	fs.Parse(os.Args[2:])
 	if *dir == "" {
@@ -70,7 +72,8 @@ func main() {
 	case "fill":
 		err = fill(*dir, *modelID, *dims)
 	case "hold":
-		err = hold(*dir, *dims, *queries, *embedDir, *rerankDir, *modelID, *embedDocs)
+		err = hold(*dir, *dims, *queries, *embedDir, *modelID, *embedDocs,
+			embed.RerankerOptions{Dir: *rerankDir, Int8: *rerankInt8, MaxPairTokens: *rerankMax})
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -252,7 +255,8 @@ func (m modelEmbedder) Info() kb.ModelInfo { return m.info }
 
 // hold opens the store like the window or the tray does (index loaded with
 // the vectors), runs hybrid searches, and reports time and memory.
-func hold(dir string, dims, nq int, embedDir, rerankDir, modelID string, embedDocs int) error {
+func hold(dir string, dims, nq int, embedDir, modelID string, embedDocs int, rerank embed.RerankerOptions) error {
+	rerankDir := rerank.Dir
 	daemon.KeepHeapTight() // as the window and the tray do
 	start := time.Now()
 	s, err := kb.Open(dir)
@@ -306,9 +310,12 @@ func hold(dir string, dims, nq int, embedDir, rerankDir, modelID string, embedDo
 			}
 		}
 		if rerankDir != "" {
-			if rr, err = rt.Reranker(rerankDir); err != nil {
+			m, err := rt.RerankerWith(rerank)
+			if err != nil {
 				return err
 			}
+			fmt.Printf("reranker: %s\n", m.Detail())
+			rr = m
 		}
 		printMemory("models loaded")
 	}
