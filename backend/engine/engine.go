@@ -277,6 +277,7 @@ type ModelStatus struct {
 	Issue  error  `json:"-"`                 // why not (not installed, failed to load)
 	Dims   int    `json:"dims,omitempty"`    // embedding models
 	Backed string `json:"backend,omitempty"` // inference backend
+	Detail string `json:"detail,omitempty"`  // how it runs: "int8, pairs up to 128 tokens"
 }
 
 // Mode is the search mode the knowledge base runs in right now.
@@ -305,6 +306,9 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	}
 	if e.embedder != nil {
 		st.Embed.Dims = e.embedder.Info().Dims
+	}
+	if e.reranker != nil {
+		st.Rerank.Detail = e.reranker.Detail()
 	}
 	if e.runtime != nil {
 		st.Backend, st.BackendDetail = e.runtime.Backend(), e.runtime.Detail()

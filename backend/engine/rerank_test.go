@@ -60,6 +60,13 @@ func TestRerankPrecisionFromSettings(t *testing.T) {
 		if !res.Mode.Rerank || len(res.Hits) != 3 {
 			t.Fatalf("%s: mode %+v, %d hits; want three reranked hits", precision, res.Mode, len(res.Hits))
 		}
+		st, err := e.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := precision + ", pairs up to 128 tokens"; st.Rerank.Detail != want {
+			t.Errorf("status says the reranker runs %q, want %q", st.Rerank.Detail, want)
+		}
 		e.Close()
 		cached, _ := filepath.Glob(filepath.Join(cfg.ModelCacheDir(), "*.onnx"))
 		want := 0

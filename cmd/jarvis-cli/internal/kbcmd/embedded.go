@@ -513,6 +513,8 @@ func printModels(ctx context.Context, io *iostreams.IO, e *engine.Engine) {
 		switch {
 		case m.st.Spec == "":
 			fmt.Fprintf(io.Err, "%s model: off\n", m.role)
+		case m.st.Loaded && m.st.Detail != "":
+			fmt.Fprintf(io.Err, "%s model: %s (%s backend; %s)\n", m.role, m.st.Spec, m.st.Backed, m.st.Detail)
 		case m.st.Loaded:
 			fmt.Fprintf(io.Err, "%s model: %s (%s backend)\n", m.role, m.st.Spec, m.st.Backed)
 		default:
