@@ -31,9 +31,17 @@ const locateRun = 4
 // locateRun words that also occurs in the passage. It returns no boxes when
 // the passage is not on that page. A scanned page (or an image) is read by
 // eng when it is given, so passages recognised at indexing are found again.
+//
+// Locate cannot be stopped; callers that can (a viewer the user may leave)
+// use LocateContext.
 func Locate(path string, page int, passage string, eng *ocr.Engine) (Passage, error) {
+	return LocateContext(context.Background(), path, page, passage, eng)
+}
+
+// LocateContext is Locate that ctx stops, even in the middle of MuPDF's
+// work on the page or of its recognition (Cancelled, wrapping ctx's error).
+func LocateContext(ctx context.Context, path string, page int, passage string, eng *ocr.Engine) (Passage, error) {
 	const op = "pdf.Locate"
-	ctx := context.Background()
 	lim := DefaultLimits // a cited page is read under the same bounds as any other
 	r, n, err := openCounted(path, "", lim, op)
 	if err != nil {

@@ -1,9 +1,14 @@
 package pdf
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
+	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
 func TestLocateFindsAStoredPassageOnItsPage(t *testing.T) {
@@ -51,4 +56,39 @@ func bottom(rs []Rect) float64 {
 		y = max(y, r.Y1)
 	}
 	return y
+}
+
+// A cited scanned page is recognised to be boxed; leaving the viewer
+// stops that recognition where it is: the tesseract process is killed and
+// Locate returns Cancelled, wrapping context.Canceled.
+func TestLocateOnAScanStopsWhenCancelled(t *testing.T) {
+	fake := ocrtest.NewFake(t, ocrtest.Stall)
+	// Far beyond the test's run, so only the cancellation can stop it
+	// (were it ignored, the page would fail at this limit, not Cancelled).
+	fake.Limits.Timeout = 30 * time.Second
+	scan := pdftest.BlankScan(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := LocateContext(ctx, scan, 1, "any passage at all", fake.Engine)
+		done <- err
+	}()
+	select {
+	case <-fake.Started: // tesseract is at work on the page
+	case err := <-done:
+		t.Fatalf("Locate returned before recognising the page: %v", err)
+	}
+	cancel()
+	err := <-done
+	if !errs.Is(err, errs.Cancelled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := fake.Runs(); n != 1 {
+		t.Fatalf("%d recognitions", n)
+	}
+	// A context cancelled before the call stops it before any work.
+	if _, err := LocateContext(ctx, scan, 1, "any passage", fake.Engine); !errors.Is(err, context.Canceled) || fake.Runs() != 1 {
+		t.Fatalf("cancelled before: %v, %d recognitions", err, fake.Runs())
+	}
 }
