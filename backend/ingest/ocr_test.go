@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
@@ -111,7 +112,7 @@ func TestImagesAreAddedByTheirText(t *testing.T) {
 			if !pdf.Viewable(m.FilePath) {
 				t.Fatalf("the viewer cannot open %s", m.FilePath)
 			}
-			found, err := pdf.Locate(m.FilePath, 1, hits[0].Chunk.Content, eng)
+			found, err := pdf.LocateContext(ctx, m.FilePath, 1, hits[0].Chunk.Content, eng)
 			if err != nil || len(found.Boxes) == 0 {
 				t.Fatalf("the passage is not boxed on the image: %+v, %v", found, err)
 			}
@@ -388,5 +389,78 @@ func TestZoteroScanIsReadOnceOCRAppearsAndMarkedAsRecognised(t *testing.T) {
 	}
 	if res, err := with.Sync(ctx); err != nil || res.Unchanged != 1 {
 		t.Fatalf("once read, it is not read again: %+v %v", res, err)
+	}
+}
+
+// scannedLines is a page showing lines as a 300 dpi scan does: drawn by
+// MuPDF into a grey image, no text layer left.
+func scannedLines(t *testing.T, lines ...string) pdftest.ScanPage {
+	t.Helper()
+	data, _, err := pdf.PagePNG(pdftest.Text(t, lines...), 1, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdftest.ScanPage{Image: pdftest.Gray(t, data), Width: 612, Height: 792}
+}
+
+// A paper of typed pages with one scanned page: Tesseract reads that page
+// alone, its words are searchable, and the OCR mark goes on every chunk
+// holding recognised words — one that starts on a typed page and runs
+// into the scan too — and on no chunk of typed pages only; nothing is
+// counted unread.
+func TestAMixedPaperMarksOnlyTheRecognisedText(t *testing.T) {
+	fake := ocrtest.Counting(t)
+	typed := func(topic string) pdftest.ScanPage {
+		var lines []string
+		for i := range 12 {
+			lines = append(lines, fmt.Sprintf("The typed %s page has a text layer, line %d of it.", topic, i+1))
+		}
+		return pdftest.ScanPage{Text: lines, Width: 612, Height: 792}
+	}
+	path := pdftest.Scan(t, typed("opening"),
+		scannedLines(t, "Quarterly inventory ledger photocopied from the archive", "Warehouse totals reconciled by hand in March"),
+		typed("closing"))
+	for _, size := range []int{4096, 300} { // the whole paper in one chunk; a chunk or more per page
+		res, err := BuildPaper(context.Background(), Paper{Path: path, Mode: FullText, Title: "Mixed"}, Options{ChunkSize: size, OCR: fake.Engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.OCRPages != 1 || res.NeedsOCR {
+			t.Fatalf("size %d: %d OCR pages, needs OCR %v", size, res.OCRPages, res.NeedsOCR)
+		}
+		var ledger bool
+		for _, c := range res.Chunks {
+			recognised := strings.Contains(c.Content, "inventory") || strings.Contains(c.Content, "Warehouse")
+			ledger = ledger || strings.Contains(c.Content, "inventory ledger")
+			if marked := c.Meta.Extra[kb.OCRField] != ""; marked != recognised {
+				t.Errorf("size %d, page %d: OCR mark %v on %q", size, c.Meta.Page, marked, c.Content)
+			}
+			if c.Meta.Extra[UnreadField] != "" {
+				t.Errorf("size %d: unread pages %s", size, c.Meta.Extra[UnreadField])
+			}
+		}
+		if !ledger {
+			t.Errorf("size %d: the scanned page's words are missing: %+v", size, res.Chunks)
+		}
+	}
+	if fake.Runs() != 2 { // one page, read once per build
+		t.Fatalf("%d recognitions", fake.Runs())
+	}
+}
+
+// A vault WebP is read through a PNG copy made for the reading alone: its
+// words come back and nothing is left in the images folder (the note is
+// the WebP itself; no viewer shows the copy).
+func TestAVaultWebPLeavesNoCopyBehind(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	path := filepath.Join(t.TempDir(), "board.webp")
+	writeImage(t, path, screenshot(t, "Whiteboard: quarterly roadmap review"))
+	images := filepath.Join(t.TempDir(), "images")
+	text, conf, err := ImageText(eng, images)(context.Background(), path)
+	if err != nil || !strings.Contains(text, "quarterly roadmap") || conf <= 0 {
+		t.Fatalf("%q %.0f %v", text, conf, err)
+	}
+	if left, _ := os.ReadDir(images); len(left) != 0 {
+		t.Fatalf("left in the images folder: %v", left)
 	}
 }

@@ -218,7 +218,7 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		header += " — " + res.Authors
 	}
 	add := func(content string, m kb.Metadata) {
-		m = markOCR(doc, m)
+		m = markOCR(doc, m, m.Page, m.Page)
 		m.ChunkIndex = len(res.Chunks)
 		embed := content
 		if header != "" {
@@ -247,7 +247,7 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 		for _, c := range kb.ChunkMarkdown(md, o.ChunkSize, o.ChunkOverlap, header) {
 			m := base
 			m.Section, m.Page = c.Meta.Section, pageOf(md, c.Content)
-			c.Meta = markOCR(doc, m)
+			c.Meta = markOCR(doc, m, m.Page, lastPage(m.Page, c.Content))
 			c.Meta.ChunkIndex = len(res.Chunks)
 			c.Content, c.EmbedText = stripMarkers(c.Content), stripMarkers(c.EmbedText)
 			if strings.TrimSpace(c.Content) == "" {
@@ -292,10 +292,18 @@ func BuildPaper(ctx context.Context, p Paper, o Options) (Result, error) {
 	return res, nil
 }
 
-// markOCR adds the OCR fields to a chunk on a recognised page (a copy of
-// Extra: chunks share base's map).
-func markOCR(doc *pdf.Document, m kb.Metadata) kb.Metadata {
-	if m.Page < 1 || m.Page > len(doc.Pages) || !doc.Pages[m.Page-1].OCR {
+// markOCR adds the OCR fields to a chunk holding text of a recognised
+// page among pages first..last (a copy of Extra: chunks share base's map).
+// A chunk that runs from a typed page into a scanned one holds recognised
+// words too; its confidence is that of the least confident page it holds.
+func markOCR(doc *pdf.Document, m kb.Metadata, first, last int) kb.Metadata {
+	conf, recognised := 100.0, false
+	for n := max(first, 1); n <= min(last, len(doc.Pages)); n++ {
+		if p := doc.Pages[n-1]; p.OCR {
+			conf, recognised = min(conf, p.OCRConfidence), true
+		}
+	}
+	if !recognised {
 		return m
 	}
 	extra := maps.Clone(m.Extra)
@@ -303,9 +311,24 @@ func markOCR(doc *pdf.Document, m kb.Metadata) kb.Metadata {
 		extra = map[string]string{}
 	}
 	extra[kb.OCRField] = "tesseract"
-	extra[kb.OCRConfidenceField] = strconv.Itoa(int(math.Round(doc.Pages[m.Page-1].OCRConfidence)))
+	extra[kb.OCRConfidenceField] = strconv.Itoa(int(math.Round(conf)))
 	m.Extra = extra
 	return m
+}
+
+// lastPage is the last page a body chunk starting on page first holds
+// text of: the highest page marker inside it (a chunk is cut from the
+// Markdown with its markers), or first.
+func lastPage(first int, content string) int {
+	last := first
+	for _, l := range strings.Split(content, "\n") {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(l), "<!-- page "); ok {
+			if v, err := strconv.Atoi(strings.TrimSuffix(n, " -->")); err == nil {
+				last = max(last, v)
+			}
+		}
+	}
+	return last
 }
 
 // unreadWarning says that n scanned pages were left out, and why.

@@ -53,6 +53,53 @@ type Engine struct {
 	// Background runs recognition at background priority (the tray's inbox
 	// scans), so it yields the CPU to the window's searches.
 	Background bool
+	// Observe, when set, hears what each tesseract process cost (for
+	// benchmarks and diagnostics; nil in normal use, when nothing is measured).
+	Observe func(Run)
+}
+
+// Run is what one tesseract process cost.
+type Run struct {
+	Wall time.Duration
+	CPU  time.Duration // user and system time of the process
+	// PeakRSS is the process's own peak resident memory in bytes (its
+	// VmHWM, sampled while it runs). Not the kernel's rusage Maxrss: Go
+	// starts children with vfork, and at exec the kernel counts the
+	// parent's peak as the child's, so a tesseract started by a 200 MB
+	// process "peaks" at 200 MB whatever it used.
+	PeakRSS int64
+}
+
+// The limits a page's recognition can hit (LimitError.Limit).
+const (
+	TimeLimit   = "time"
+	MemoryLimit = "memory"
+	PixelLimit  = "pixels"
+)
+
+// LimitError is a page that one of Limits refused (too many pixels) or
+// stopped (time, memory): that page is left unread and the engine is
+// sound, so the pages after it are read. Recognize returns it as a
+// Conversion error (errors.As finds it).
+type LimitError struct {
+	Limit string // TimeLimit, MemoryLimit or PixelLimit
+	Msg   string
+}
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// LimitOf is the limit err says a page hit, "" when it hit none.
+func LimitOf(err error) string {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return le.Limit
+	}
+	return ""
+}
+
+// limitErr is a LimitError as Recognize returns it.
+func limitErr(op, limit, hint, format string, args ...any) error {
+	return errs.WithHint(errs.Wrap(errs.Conversion, op, &LimitError{Limit: limit, Msg: fmt.Sprintf(format, args...)}), hint)
 }
 
 // Lookup finds tesseract on PATH and the languages it can read. want are
@@ -159,7 +206,8 @@ func (r Result) Confidence() float64 {
 func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi int) (Result, error) {
 	const op = "ocr.Recognize"
 	if e.Limits.MaxPixels > 0 && width*height > e.Limits.MaxPixels {
-		return Result{}, errs.New(errs.Conversion, op, "the page image is %d×%d pixels, more than the %d Mpx Jarvis reads", width, height, e.Limits.MaxPixels/1_000_000)
+		return Result{}, limitErr(op, PixelLimit, "a poster or a huge photo; Jarvis moves on without its text",
+			"the page image is %d×%d pixels, more than the %d Mpx Jarvis reads", width, height, e.Limits.MaxPixels/1_000_000)
 	}
 	// Tesseract gone since Lookup (uninstalled, a moved binary) is the
 	// engine broken, not the page: no later page will fare better. (Under
@@ -180,8 +228,13 @@ func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi
 	// One thread per page: OpenMP's team on two cores is slower than one
 	// thread, and leaves nothing for the searches running beside it.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout bytes.Buffer
+	stderr := &head{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	// A process killed at its limit that left a child holding its output
+	// open does not keep Recognize waiting.
+	cmd.WaitDelay = time.Second
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		// Tesseract could not even start (not executable): the engine is
 		// broken, not the page.
@@ -190,22 +243,121 @@ func (e *Engine) Recognize(ctx context.Context, image []byte, width, height, dpi
 	if e.Background {
 		_ = priority.LowerChild(cmd.Process.Pid) // best effort: at worst it runs at the caller's priority
 	}
+	var peak *peakRSS
+	if e.Observe != nil {
+		peak = watchPeak(cmd.Process.Pid)
+	}
 	err := cmd.Wait()
+	if peak != nil {
+		run := Run{Wall: time.Since(start), PeakRSS: peak.stop()}
+		if cmd.ProcessState != nil {
+			run.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		e.Observe(run)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return Result{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
 	case errors.Is(pctx.Err(), context.DeadlineExceeded):
-		return Result{}, errs.WithHint(errs.New(errs.Conversion, op, "OCR of one page stopped after %s, its time limit", e.Limits.Timeout),
-			"the page is unusually dense or large; Jarvis moves on without its text")
+		return Result{}, limitErr(op, TimeLimit, "the page is unusually dense or large; Jarvis moves on without its text",
+			"OCR of one page stopped after %s, its time limit", e.Limits.Timeout)
+	case e.prlimit != "" && e.Limits.MaxMemory > 0 && outOfMemory(stderr.String()):
+		// Refused memory, Tesseract fails or, as often, reports an empty
+		// page and exits 0: either way the page was not read, and saying
+		// "blank page" would send the user looking in the wrong place.
+		return Result{}, limitErr(op, MemoryLimit, "the page needs more memory than OCR may use (ocr.Limits.MaxMemory); Jarvis moves on without its text",
+			"OCR of one page ran out of its %d MB of memory", e.Limits.MaxMemory>>20)
 	case err != nil:
 		return Result{}, errs.Wrapf(errs.Conversion, op, err, "tesseract failed: %s", lastLine(stderr.String()))
 	}
 	return ParseTSV(&stdout)
 }
 
+// outOfMemory reports whether tesseract's messages say an allocation was
+// refused: the dynamic loader mapping its libraries, Leptonica's and
+// libpng's allocations, OpenMP's thread stacks, C++'s operator new.
+func outOfMemory(stderr string) bool {
+	for _, sign := range []string{"malloc fail", "Out of memory", "failed to map segment", "Cannot allocate memory", "bad_alloc", "Thread creation failed"} {
+		if strings.Contains(stderr, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// head keeps the first max bytes written to it: tesseract starved of
+// memory can print a complaint for every line of the page, megabytes of
+// them, and the first lines are the ones that say why.
+type head struct {
+	max int
+	buf bytes.Buffer
+}
+
+func (t *head) Write(p []byte) (int, error) {
+	if room := t.max - t.buf.Len(); room > 0 {
+		t.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (t *head) String() string { return t.buf.String() }
+
 func lastLine(s string) string {
 	ls := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(ls[len(ls)-1])
+}
+
+// peakRSS samples a running process's peak resident memory (VmHWM in
+// /proc/<pid>/status, which starts afresh at exec and only grows) until
+// stop. The last few milliseconds before the process exits are not seen;
+// tesseract does not grow then (it writes its output and frees).
+type peakRSS struct {
+	done chan struct{}
+	out  chan int64
+}
+
+const peakEvery = 5 * time.Millisecond
+
+func watchPeak(pid int) *peakRSS {
+	p := &peakRSS{done: make(chan struct{}), out: make(chan int64, 1)}
+	status := "/proc/" + strconv.Itoa(pid) + "/status"
+	go func() {
+		var peak int64
+		tick := time.NewTicker(peakEvery)
+		defer tick.Stop()
+		for {
+			peak = max(peak, vmHWM(status))
+			select {
+			case <-p.done:
+				p.out <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return p
+}
+
+// stop ends the sampling and returns the peak in bytes.
+func (p *peakRSS) stop() int64 {
+	close(p.done)
+	return <-p.out
+}
+
+// vmHWM reads the VmHWM line of a /proc status file, in bytes (0 when
+// the process is gone).
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // ParseTSV reads Tesseract's TSV output: one row per layout element,

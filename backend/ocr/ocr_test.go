@@ -10,10 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
@@ -58,11 +61,115 @@ func TestLookupNamesTheMissingLanguagePackage(t *testing.T) {
 	}
 }
 
+// An image over the pixel limit is refused by its size: Tesseract is
+// never started on it.
 func TestOversizedImageIsRefusedUnread(t *testing.T) {
-	eng := ocrtest.Engine(t)
-	eng.Limits.MaxPixels = 1000
-	if _, err := eng.Recognize(context.Background(), []byte("not read"), 100, 100, 300); !errs.Is(err, errs.Conversion) {
+	fake := ocrtest.NewFake(t, ocrtest.Answer("never", "read"))
+	fake.Limits.MaxPixels = 1000
+	_, err := fake.Recognize(context.Background(), []byte("not read"), 100, 100, 300)
+	if !errs.Is(err, errs.Conversion) || ocr.LimitOf(err) != ocr.PixelLimit || !strings.Contains(err.Error(), "100×100 pixels") {
 		t.Fatalf("err = %v", err)
+	}
+	if n := fake.Runs(); n != 0 {
+		t.Fatalf("tesseract ran %d times on a refused image", n)
+	}
+	// Within the limit the same image is read.
+	res, err := fake.Recognize(context.Background(), []byte("read"), 10, 10, 300)
+	if err != nil || len(res.Words) != 2 || fake.Runs() != 1 {
+		t.Fatalf("%+v %v, %d runs", res, err, fake.Runs())
+	}
+}
+
+// A page whose recognition outlasts the time limit is stopped there: a
+// Conversion error naming the time limit, not a cancellation (which would
+// stop the whole document).
+func TestAPageOverItsTimeLimitIsStopped(t *testing.T) {
+	fake := ocrtest.NewFake(t, ocrtest.Stall)
+	fake.Limits.Timeout = 300 * time.Millisecond
+	_, err := fake.Recognize(context.Background(), []byte("png"), 10, 10, 300)
+	if !errs.Is(err, errs.Conversion) || errs.Is(err, errs.Cancelled) || ocr.LimitOf(err) != ocr.TimeLimit ||
+		!strings.Contains(err.Error(), "its time limit") || errs.HintOf(err) == "" {
+		t.Fatalf("err = %v", err)
+	}
+	// The caller's own cancellation is Cancelled, not the page's limit.
+	fake.Limits.Timeout = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-fake.Started; cancel() }()
+	if _, err := fake.Recognize(ctx, []byte("png"), 10, 10, 300); !errs.Is(err, errs.Cancelled) || ocr.LimitOf(err) != "" {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// The memory cap is the tesseract process's address-space limit, set by
+// prlimit before tesseract starts.
+func TestTheMemoryCapReachesTesseract(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatal("prlimit (util-linux) is required here")
+		}
+		t.Skip("no prlimit: the memory cap cannot be set")
+	}
+	fake := ocrtest.NewFake(t, `ulimit -v > "$FAKE_DIR/ulimit"`+"\n"+ocrtest.Answer("capped"))
+	fake.Limits.MaxMemory = 300 << 20
+	if _, err := fake.Recognize(context.Background(), []byte("png"), 10, 10, 300); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(fake.Dir(), "ulimit"))
+	if err != nil || strings.TrimSpace(string(b)) != "307200" { // KB
+		t.Fatalf("tesseract ran with ulimit -v %q (%v)", b, err)
+	}
+}
+
+// Tesseract refused memory fails, or reports an empty page and exits 0:
+// either way the page was not read, and the error says the memory limit
+// stopped it rather than calling the page blank.
+func TestTesseractOutOfMemoryIsTheMemoryLimit(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatal("prlimit (util-linux) is required here")
+		}
+		t.Skip("no prlimit: no memory cap")
+	}
+	for name, body := range map[string]string{
+		// What Tesseract 5.3 does at about 110 MB for an A4 page at 300 dpi.
+		"an empty page, exit 0": "printf 'Error in pixCreateNoInit: pixdata_malloc fail for data\\nError in pixGetWidth: pix not defined\\n' >&2\n" +
+			"printf '" + ocrtest.TSVHeader + "\\n'",
+		"a failed run": "echo 'libpng error: Out of memory' >&2; echo 'Error during processing.' >&2; exit 1",
+	} {
+		fake := ocrtest.NewFake(t, body)
+		fake.Limits.MaxMemory = 100 << 20
+		_, err := fake.Recognize(context.Background(), []byte("png"), 10, 10, 300)
+		if !errs.Is(err, errs.Conversion) || ocr.LimitOf(err) != ocr.MemoryLimit || !strings.Contains(err.Error(), "100 MB") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	// Any other failure is Tesseract's, told as it said it.
+	fake := ocrtest.NewFake(t, "echo 'Error: unknown image format' >&2; exit 1")
+	if _, err := fake.Recognize(context.Background(), []byte("png"), 10, 10, 300); !errs.Is(err, errs.Conversion) || ocr.LimitOf(err) != "" ||
+		!strings.Contains(err.Error(), "unknown image format") {
+		t.Fatalf("other failure: %v", err)
+	}
+}
+
+// The real Tesseract under a cap too small to load its libraries.
+func TestRealTesseractUnderATinyMemoryCap(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatal("prlimit (util-linux) is required here")
+		}
+		t.Skip("no prlimit: no memory cap")
+	}
+	eng.Limits.MaxMemory = 16 << 20
+	img := drawText(t, goregular.TTF, []string{"Memory limits are enforced"})
+	_, err := eng.Recognize(context.Background(), img, 1800, 500, 300)
+	if !errs.Is(err, errs.Conversion) || ocr.LimitOf(err) != ocr.MemoryLimit {
+		t.Fatalf("err = %v", err)
+	}
+	eng.Limits.MaxMemory = ocr.DefaultLimits.MaxMemory
+	res, err := eng.Recognize(context.Background(), img, 1800, 500, 300)
+	if err != nil || len(res.Words) == 0 {
+		t.Fatalf("under the default cap: %+v %v", res, err)
 	}
 }
 
@@ -178,4 +285,32 @@ func TestDefaultLanguagesPutEnglishFirst(t *testing.T) {
 	if len(eng.Languages) != len(eng.Installed) || eng.Languages[0] != "eng" {
 		t.Fatalf("languages %v from installed %v", eng.Languages, eng.Installed)
 	}
+}
+
+// Observe hears each page's cost, and the peak memory is Tesseract's own:
+// not the kernel's rusage of the child, which at exec takes over the peak
+// of the process that started it (Go starts children by vfork), so a
+// tesseract started beside 300 MB of ballast would "peak" at 300 MB.
+func TestObserveReportsTesseractsOwnPeakMemory(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	ballast := make([]byte, 300<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1 // resident, not just reserved
+	}
+	var runs []ocr.Run
+	eng.Observe = func(r ocr.Run) { runs = append(runs, r) }
+	img := drawText(t, goregular.TTF, []string{"Peak memory is measured per process"})
+	if _, err := eng.Recognize(context.Background(), img, 1800, 500, 300); err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(ballast)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs observed", len(runs))
+	}
+	r := runs[0]
+	// Tesseract with English loaded holds tens of MB; far below the ballast.
+	if r.PeakRSS < 10<<20 || r.PeakRSS > 200<<20 || r.CPU <= 0 || r.Wall <= 0 {
+		t.Fatalf("run %+v (peak %d MB)", r, r.PeakRSS>>20)
+	}
+	t.Logf("tesseract: peak %d MB, cpu %s, wall %s", r.PeakRSS>>20, r.CPU, r.Wall)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
@@ -211,5 +212,87 @@ func TestHighlightKeepsTallGlyphs(t *testing.T) {
 	marks := d.Marks()
 	if len(marks) != 1 || marks[0].Text != "{gal,bz}@mozilla.com" {
 		t.Fatalf("marks %+v", marks)
+	}
+}
+
+// quadOf is the box (PDF space, origin bottom-left, as Marks are given) of
+// the characters of part, the n-th time it occurs on the page's text.
+func quadOf(t *testing.T, p Page, part string, n int) [4]float64 {
+	t.Helper()
+	var rs []rune
+	for _, c := range p.Chars {
+		rs = append(rs, c.R)
+	}
+	text, at := string(rs), -1
+	for range n + 1 {
+		i := strings.Index(text[at+1:], part)
+		if i < 0 {
+			t.Fatalf("%q is not on the page: %q", part, text)
+		}
+		at += 1 + i
+	}
+	from := len([]rune(text[:at]))
+	box := p.Chars[from].Box
+	for _, c := range p.Chars[from : from+len([]rune(part))] {
+		box = union(box, c.Box)
+	}
+	return [4]float64{box.X0, p.Height - box.Y1, box.X1, p.Height - box.Y0}
+}
+
+// A highlight on part of a word of a scanned page reads as on a text
+// layer: the recognised letters under its quads, with the words around it
+// as context; a whole word, or a run ending mid-word, likewise. The same
+// quads on the typed page and on its scan give the same marks, in a sans
+// and a serif font (Tesseract boxes words, not letters: where a mark's
+// edge falls inside a word is read off the page image).
+func TestPartialWordHighlightsOnAScanReadAsOnText(t *testing.T) {
+	eng := ocrtest.Engine(t, "eng")
+	lines := []string{"Sparse attention keeps Transformers accurate on long inputs.", "The method was proposed by Williams and Mumford in their notes."}
+	parts := []string{"Transform", "Will", "accurate", "formers accu", "ford", "ill", "Mum", "notes", "ransf", "eps", "propos", "thod", "ttent", "ccur", "Sp", "ir no"}
+	for _, font := range []string{"Helvetica", "Times-Roman", "Courier", "Times-Italic", "Helvetica-Bold"} {
+		t.Run(font, func(t *testing.T) {
+			page := pdftest.ScanPage{Text: lines, Font: font, Width: 612, Height: 792}
+			plain := pdftest.Scan(t, page)
+			text, err := Read(context.Background(), plain, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range parts {
+				page.Marks = append(page.Marks, quadOf(t, text.Pages[0], p, 0))
+			}
+			born, err := Read(context.Background(), pdftest.Scan(t, page), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			png, _, err := PagePNG(plain, 1, 300)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scan := pdftest.ScanPage{Image: pdftest.Gray(t, png), Width: 612, Height: 792, Marks: page.Marks}
+			d, err := Read(context.Background(), pdftest.Scan(t, scan), Options{OCR: eng})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Pages[0].OCR {
+				t.Fatal("the scan was not recognised")
+			}
+			want, got := born.Marks(), d.Marks()
+			if len(want) != len(parts) || len(got) != len(parts) {
+				t.Fatalf("marks: typed %+v, scanned %+v", want, got)
+			}
+			for i, p := range parts {
+				if want[i].Text != p {
+					t.Errorf("typed page: %q reads %q", p, want[i].Text)
+				}
+				if got[i].Text != want[i].Text || got[i].Context != want[i].Context {
+					t.Errorf("%q: scanned %q (context %q), typed %q (context %q)", p, got[i].Text, got[i].Context, want[i].Text, want[i].Context)
+				}
+			}
+			// The partial-word rule itself: a short part of a word has the
+			// words around it as context, a whole word has none.
+			if got[0].Context != "…Sparse attention keeps Transformers accurate on long…" || got[2].Context != "" {
+				t.Errorf("contexts %q, %q", got[0].Context, got[2].Context)
+			}
+		})
 	}
 }

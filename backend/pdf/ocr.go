@@ -114,7 +114,10 @@ func (r *rawDoc) recognise(ctx context.Context, clock *docClock, lim Limits, eng
 			dpi = math.Floor(dpi * math.Sqrt(float64(max)/px))
 		}
 		if dpi < least {
-			return errs.New(errs.Conversion, op, "%s is %.0f×%.0f points, too large to recognise within %d Mpx", what, p.Width, p.Height, max/1_000_000)
+			// Refused by its size before MuPDF draws a pixel of it: a 200-inch
+			// poster page would need gigabytes just to be rendered.
+			return errs.Wrap(errs.Conversion, op, &ocr.LimitError{Limit: ocr.PixelLimit,
+				Msg: fmt.Sprintf("%s is %.0f×%.0f points, too large to recognise within %d Mpx", what, p.Width, p.Height, max/1_000_000)})
 		}
 	}
 	var png []byte
@@ -140,7 +143,7 @@ func (r *rawDoc) recognise(ctx context.Context, clock *docClock, lim Limits, eng
 	if err != nil {
 		return err
 	}
-	chars := wordChars(res, 72/dpi)
+	chars := wordChars(res, 72/dpi, img.gray)
 	if (Page{Chars: chars}).text().letters <= p.text().letters && !p.Unmappable() {
 		return nil // the text layer, thin as it is, is what the page says
 	}
@@ -149,10 +152,11 @@ func (r *rawDoc) recognise(ctx context.Context, clock *docClock, lim Limits, eng
 }
 
 // wordChars turns recognised words into page characters: each word's box
-// shared out among its letters, a space between words, one block per
-// paragraph and the line's height (in points) as the font size, so
-// headings, paragraphs, highlights and Locate work as on a text layer.
-func wordChars(res ocr.Result, scale float64) []Char {
+// shared out among its letters (letterEdges, on the page image g), a
+// space between words, one block per paragraph and the line's height (in
+// points) as the font size, so headings, paragraphs, highlights and
+// Locate work as on a text layer.
+func wordChars(res ocr.Result, scale float64, g *image.Gray) []Char {
 	var out []Char
 	prev := [3]int{-1, -1, -1}
 	for _, w := range res.Words {
@@ -169,13 +173,169 @@ func wordChars(res ocr.Result, scale float64) []Char {
 		}
 		prev = key
 		rs := []rune(w.Text)
-		step := (box.X1 - box.X0) / float64(len(rs))
+		edges := letterEdges(g, w, rs)
 		for k, c := range rs {
 			out = append(out, Char{Block: block, Line: line, R: c, Size: size, Upright: true,
-				Box: Rect{box.X0 + step*float64(k), box.Y0, box.X0 + step*float64(k+1), box.Y1}})
+				Box: Rect{edges[k] * scale, box.Y0, edges[k+1] * scale, box.Y1}})
 		}
 	}
 	return out
+}
+
+// letterEdges places the letters of word w across its box (image pixels):
+// len(rs)+1 edges from the box's left to its right. Tesseract boxes whole
+// words, so where one letter ends is read off the page image: the blank
+// columns between glyphs (inkGaps) cut the word into pieces, and the
+// letters are dealt out to the pieces in order — one to a piece as a rule,
+// several letters to a piece where glyphs touch (a ligature, serifs),
+// several pieces to a letter where one glyph has a blank column inside —
+// so that each piece is as wide as its letters' typical widths say, by
+// the least squared log ratio. Inside a piece of several letters the edges
+// go by those widths. The typical widths are a proportional font's
+// (advance) or a typewriter's (all alike), whichever fits the pieces
+// better: only a guide (Times' i and l are a quarter wider than
+// Helvetica's), the gaps are where the glyphs are. A highlight over part
+// of a word then takes the letters it covers, in any font.
+func letterEdges(g *image.Gray, w ocr.Word, rs []rune) []float64 {
+	x0, x1, gaps := float64(w.X0), float64(w.X1), inkGaps(g, w)
+	prop, pc := dealLetters(x0, x1, gaps, rs, advance)
+	if mono, mc := dealLetters(x0, x1, gaps, rs, func(rune) float64 { return 600 }); mc < pc {
+		return mono
+	}
+	return prop
+}
+
+// dealLetters is letterEdges for a word from x0 to x1 with gaps, under one
+// model of the letters' widths; it also returns the fit's cost (+Inf when
+// there was nothing to fit: the edges are then the widths' estimate).
+func dealLetters(x0, x1 float64, gaps []float64, rs []rune, width func(rune) float64) ([]float64, float64) {
+	n := len(rs)
+	cum := make([]float64, n+1) // typical widths up to each letter
+	for k, c := range rs {
+		cum[k+1] = cum[k] + width(c)
+	}
+	edges := make([]float64, n+1)
+	for k := range edges {
+		edges[k] = x0 + (x1-x0)*cum[k]/cum[n]
+	}
+	const most = 64 // a longer "word" (a URL) keeps the estimate: the search is cubic
+	if n < 2 || len(gaps) == 0 || n > most || len(gaps) >= most {
+		return edges, math.Inf(1)
+	}
+	bounds := append(append([]float64{x0}, gaps...), x1)
+	pieces := len(bounds) - 1
+	scale := (x1 - x0) / cum[n]
+	// Glyphs mostly stand apart: a piece for each letter is the rule, and
+	// each letter or piece more in a group costs what a piece 1.7 times
+	// too wide or narrow does.
+	const uneven = 0.3
+	cost := func(i0, i1, j0, j1 int) float64 { // letters [i0,i1) on pieces [j0,j1)
+		r := math.Log((bounds[j1] - bounds[j0]) / (scale * (cum[i1] - cum[i0])))
+		return r*r + uneven*float64(i1-i0+j1-j0-2)
+	}
+	type step struct{ i, j int }
+	best := make([][]float64, n+1)
+	from := make([][]step, n+1)
+	for i := range best {
+		best[i] = make([]float64, pieces+1)
+		from[i] = make([]step, pieces+1)
+		for j := range best[i] {
+			best[i][j] = math.Inf(1)
+		}
+	}
+	best[0][0] = 0
+	relax := func(i, j, i1, j1 int) {
+		if c := best[i][j] + cost(i, i1, j, j1); c < best[i1][j1] {
+			best[i1][j1], from[i1][j1] = c, step{i, j}
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < pieces; j++ {
+			if math.IsInf(best[i][j], 1) {
+				continue
+			}
+			for i1 := i + 1; i1 <= n; i1++ { // letters i..i1-1 on one piece
+				relax(i, j, i1, j+1)
+			}
+			for j1 := j + 2; j1 <= pieces; j1++ { // one letter on pieces j..j1-1
+				relax(i, j, i+1, j1)
+			}
+		}
+	}
+	for i, j := n, pieces; i > 0; {
+		f := from[i][j]
+		for k := f.i; k < i; k++ {
+			edges[k] = bounds[f.j] + (bounds[j]-bounds[f.j])*(cum[k]-cum[f.i])/(cum[i]-cum[f.i])
+		}
+		i, j = f.i, f.j
+	}
+	return edges, best[n][pieces]
+}
+
+// inkGaps are the middles of the runs of blank columns (no dark pixel)
+// inside word w's box on the page image, left to right.
+func inkGaps(g *image.Gray, w ocr.Word) []float64 {
+	if g == nil {
+		return nil
+	}
+	b := g.Bounds()
+	left, right := max(w.X0, b.Min.X), min(w.X1, b.Max.X)
+	top, bottom := max(w.Y0, b.Min.Y), min(w.Y1, b.Max.Y)
+	if right-left < 3 || bottom <= top {
+		return nil
+	}
+	blank := func(x int) bool {
+		for y := top; y < bottom; y++ {
+			if g.Pix[(y-b.Min.Y)*g.Stride+x-b.Min.X] < 128 {
+				return false
+			}
+		}
+		return true
+	}
+	// Only runs with ink on both sides: a loose box's blank margins part
+	// no glyphs.
+	var gaps []float64
+	start, inked := -1, false
+	for x := left; x < right; x++ {
+		switch {
+		case !blank(x):
+			if start >= 0 {
+				gaps = append(gaps, float64(start+x)/2)
+			}
+			start, inked = -1, true
+		case inked && start < 0:
+			start = x
+		}
+	}
+	return gaps
+}
+
+// helvetica is Helvetica's advance width of each printable ASCII
+// character (from ' ' to '~'), in thousandths of an em.
+var helvetica = [95]uint16{
+	278, 278, 355, 556, 556, 889, 667, 222, 333, 333, 389, 584, 278, 333, 278, 278, // space to /
+	556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, // 0 to ?
+	1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, // @ to O
+	667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, // P to _
+	333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, // ` to o
+	556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584, // p to ~
+}
+
+// advance is how wide c typically is, in thousandths of an em: Tesseract
+// boxes whole words, and sharing a word's box out by typical widths puts
+// a highlight's edge inside "Williams" between the letters a reader
+// marked, where equal shares would be a letter off (an m is nearly four
+// times an i). Proportional fonts differ in detail, not in this.
+func advance(c rune) float64 {
+	switch {
+	case c >= ' ' && c <= '~':
+		return float64(helvetica[c-' '])
+	case unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+		return 1000
+	case unicode.IsUpper(c):
+		return 667
+	}
+	return 556
 }
 
 // despeckle clears salt-and-pepper noise from a grey page image before
@@ -299,6 +459,7 @@ func median9(v *[9]uint8) uint8 {
 type cleaned struct {
 	data []byte
 	w, h int
+	gray *image.Gray // the same pixels, to place letters within words
 }
 
 // cleanScan decodes a grey rendering, despeckles it and encodes it again
@@ -320,5 +481,5 @@ func cleanScan(data []byte) (cleaned, error) {
 	if err := enc.Encode(&buf, g); err != nil {
 		return cleaned{}, err
 	}
-	return cleaned{buf.Bytes(), g.Rect.Dx(), g.Rect.Dy()}, nil
+	return cleaned{buf.Bytes(), g.Rect.Dx(), g.Rect.Dy(), g}, nil
 }

@@ -3,6 +3,8 @@ package pdf
 import (
 	"context"
 	"encoding/json"
+	"image"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
@@ -276,5 +279,158 @@ func TestAStampedScanIsNotReadable(t *testing.T) {
 	}
 	if p := stampedPage(770); func() bool { p.ImageCover = 0.1; return !p.Readable() }() {
 		t.Fatal("a born-digital page with a footer is readable")
+	}
+}
+
+// blankPages are n scanned pages of empty paper, a small image each over
+// an A4 page (what the words on them are is the fake tesseract's to say).
+func blankPages(n int) []pdftest.ScanPage {
+	var out []pdftest.ScanPage
+	for range n {
+		img := image.NewGray(image.Rect(0, 0, 100, 140))
+		for i := range img.Pix {
+			img.Pix[i] = 0xff
+		}
+		out = append(out, pdftest.ScanPage{Image: img, Width: 595, Height: 842})
+	}
+	return out
+}
+
+// A page whose recognition outlasts the per-page time limit fails alone:
+// it is left unread with a typed error saying which limit stopped it,
+// and the pages after it are recognised.
+func TestAPageOverTheOCRTimeLimitFailsAloneAndTheRestIsRead(t *testing.T) {
+	// The first page stalls; the others answer at once.
+	fake := ocrtest.NewFake(t, `if [ "$(grep -c run "$FAKE_DIR/runs")" -eq 1 ]; then `+ocrtest.Stall+"; fi\n"+ocrtest.Answer("recognised", "afterwards"))
+	fake.Limits.Timeout = 2 * time.Second
+	scan := pdftest.Scan(t, blankPages(3)...)
+	var done []Progress
+	d, err := Read(context.Background(), scan, Options{OCR: fake.Engine, Progress: func(p Progress) { done = append(done, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := d.Pages[0]
+	if first.OCR || ocr.LimitOf(first.OCRError) != ocr.TimeLimit || !errs.Is(first.OCRError, errs.Conversion) || errs.Is(first.OCRError, errs.Cancelled) {
+		t.Fatalf("page 1: ocr %v, error %v", first.OCR, first.OCRError)
+	}
+	for _, p := range d.Pages[1:] {
+		if !p.OCR || p.OCRError != nil {
+			t.Errorf("page %d: ocr %v, error %v", p.Number, p.OCR, p.OCRError)
+		}
+	}
+	if d.Unread != 1 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "page 1 not recognised") || !strings.Contains(d.Warnings[0], "time limit") {
+		t.Fatalf("unread %d, warnings %q", d.Unread, d.Warnings)
+	}
+	if fake.Runs() != 3 || len(done) != 3 {
+		t.Fatalf("%d recognitions, progress %+v", fake.Runs(), done)
+	}
+	if md := markdown(t, d); strings.Count(md, "recognised afterwards") != 2 || strings.Contains(md, "<!-- page 1 -->") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+}
+
+// A page too large to recognise (a 200×200-inch poster page: 900 Mpx
+// even at the lowest resolution OCR accepts) is refused by its pixel
+// count before MuPDF renders it — rendered, it would fail the document's
+// 512 MB memory cap instead, or reach tesseract — and the next page is read.
+func TestAHugePageIsRefusedByItsPixelCountBeforeRendering(t *testing.T) {
+	fake := ocrtest.NewFake(t, ocrtest.Answer("ordinary", "page"))
+	pages := blankPages(2)
+	pages[0].Width, pages[0].Height = 14400, 14400
+	d, err := Read(context.Background(), pdftest.Scan(t, pages...), Options{OCR: fake.Engine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := d.Pages[0]
+	if huge.OCR || ocr.LimitOf(huge.OCRError) != ocr.PixelLimit || !strings.Contains(huge.OCRError.Error(), "14400×14400 points, too large to recognise within 40 Mpx") {
+		t.Fatalf("huge page: ocr %v, error %v", huge.OCR, huge.OCRError)
+	}
+	if !d.Pages[1].OCR || fake.Runs() != 1 || d.Unread != 1 {
+		t.Fatalf("next page ocr %v, %d recognitions, unread %d", d.Pages[1].OCR, fake.Runs(), d.Unread)
+	}
+	// Through Locate (the viewer) the same page is refused the same way.
+	if _, err := LocateContext(context.Background(), d.Path, 1, "ordinary page", fake.Engine); ocr.LimitOf(err) != ocr.PixelLimit || fake.Runs() != 1 {
+		t.Fatalf("locate: %v, %d recognitions", err, fake.Runs())
+	}
+}
+
+// scannedText is a page showing lines as a 300 dpi scan shows them: drawn
+// by MuPDF into a grey image, with no text layer left.
+func scannedText(t testing.TB, lines ...string) pdftest.ScanPage {
+	t.Helper()
+	data, _, err := PagePNG(pdftest.Text(t, lines...), 1, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdftest.ScanPage{Image: pdftest.Gray(t, data), Width: 612, Height: 792}
+}
+
+// A document of born-digital pages with one scanned page among them: only
+// the scanned page goes to Tesseract, its words are found beside the text
+// layer's, and only it is marked as recognised.
+func TestAMixedDocumentRecognisesOnlyItsScannedPage(t *testing.T) {
+	fake := ocrtest.Counting(t) // the real tesseract, its runs counted
+	first := []string{"The introduction is typed, with a text layer of its own."}
+	scanned := []string{"Quarterly inventory ledger photocopied from the archive", "Warehouse totals reconciled by hand in March"}
+	last := []string{"The conclusion is typed as well, and needs no recognition."}
+	path := pdftest.Scan(t,
+		pdftest.ScanPage{Text: first, Width: 612, Height: 792},
+		scannedText(t, scanned...),
+		pdftest.ScanPage{Text: last, Width: 612, Height: 792})
+	var progress []Progress
+	d, err := Read(context.Background(), path, Options{OCR: fake.Engine, Progress: func(p Progress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.Runs() != 1 || d.OCRPages() != 1 || !d.Pages[1].OCR || d.Pages[0].OCR || d.Pages[2].OCR || d.Unread != 0 {
+		t.Fatalf("%d recognitions, ocr pages %v %v %v, unread %d", fake.Runs(), d.Pages[0].OCR, d.Pages[1].OCR, d.Pages[2].OCR, d.Unread)
+	}
+	if len(progress) != 3 || progress[0].OCR || !progress[1].OCR || progress[2].OCR {
+		t.Fatalf("progress %+v", progress)
+	}
+	md := markdown(t, d)
+	for _, want := range []string{first[0], last[0]} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the text layer's %q is missing:\n%s", want, md)
+		}
+	}
+	page2 := md[strings.Index(md, PageMarker(2)):strings.Index(md, PageMarker(3))]
+	if r := recall(strings.Join(scanned, " "), page2); r < 0.95 {
+		t.Fatalf("the scanned page's words: recall %.2f in %q", r, page2)
+	}
+}
+
+// Letters are placed within a recognised word by the blank columns
+// between its glyphs: each gap is an edge, letters that touch share their
+// run by typical widths, and the blank margin of a loose word box parts
+// nothing.
+func TestLetterEdgesFollowTheGapsBetweenGlyphs(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 200, 40))
+	for i := range g.Pix {
+		g.Pix[i] = 0xff
+	}
+	ink := func(x0, x1 int) {
+		for y := 10; y < 30; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*g.Stride+x] = 0
+			}
+		}
+	}
+	// "mill": a wide m, then i and l apart, then the two l's touching.
+	ink(20, 60)                                                // m
+	ink(64, 70)                                                // i
+	ink(74, 80)                                                // l
+	ink(80, 86)                                                // l, touching the first
+	w := ocr.Word{Text: "mill", X0: 12, Y0: 8, X1: 90, Y1: 32} // 8 px of blank margin on the left
+	got := letterEdges(g, w, []rune(w.Text))
+	want := []float64{12, 62, 72, 81, 90} // m|i and i|l at their gaps; l|l halfway through the run of equal letters
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 0.01 {
+			t.Fatalf("edges %v, want %v", got, want)
+		}
+	}
+	// Without the page image the typical widths alone place them.
+	if est := letterEdges(nil, w, []rune(w.Text)); est[1] <= est[0] || est[4] != 90 || math.Abs(est[1]-est[0]-(78*833/1499)) > 0.5 {
+		t.Fatalf("estimates %v", est)
 	}
 }

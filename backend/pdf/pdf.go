@@ -70,6 +70,11 @@ type Page struct {
 	// confidence (0-100).
 	OCR           bool
 	OCRConfidence float64
+	// OCRError is why recognising the page failed (nil: not tried, or
+	// read): a Conversion error, with an *ocr.LimitError when one of the
+	// limits refused or stopped it (ocr.LimitOf). The page is left unread
+	// and the pages after it are read.
+	OCRError error
 	// imageDPI is the resolution of the page's largest image (its pixels
 	// per inch of the page), 0 without images: a photo's own pixels.
 	imageDPI float64
@@ -169,6 +174,7 @@ func Read(ctx context.Context, path string, opts Options) (*Document, error) {
 					if errs.Is(err, errs.Cancelled) || errors.Is(context.Cause(docCtx), errDocTimeout) {
 						return nil, err
 					}
+					p.OCRError = err
 					why := fmt.Sprintf("page %d not recognised: %v", i+1, err)
 					doc.Warnings = append(doc.Warnings, why)
 					doc.unrecognised = cmp.Or(doc.unrecognised, why)

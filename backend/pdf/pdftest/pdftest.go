@@ -145,20 +145,26 @@ func Truncated(t testing.TB, path string, n int) string {
 
 // ScanPage is one page of a scan: a grey image stretched over a page of
 // Width×Height points, with highlights over Marks (page space, points,
-// origin bottom-left as PDF stores them).
+// origin bottom-left as PDF stores them). A page with Text instead of an
+// Image is born digital: those lines on a text layer (Helvetica 12 from
+// the top-left margin, as Text draws them; Font names another standard
+// font for them, such as Times-Roman), for documents that mix both.
 type ScanPage struct {
 	Image         *image.Gray
+	Text          []string
+	Font          string
 	Width, Height float64
 	Marks         [][4]float64
 }
 
 // Scan writes a PDF whose pages are only images, as a scanner makes them:
 // no text layer, each page one Flate-compressed grey image, optionally
-// with Highlight annotations drawn by a reader on top.
+// with Highlight annotations drawn by a reader on top. Pages given Text
+// are text pages among the scanned ones.
 func Scan(t testing.TB, pages ...ScanPage) string {
 	t.Helper()
 	n := len(pages)
-	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", Helvetica}
 	var kids []string
 	for _, p := range pages {
 		page := len(objs) + 1
@@ -167,12 +173,31 @@ func Scan(t testing.TB, pages ...ScanPage) string {
 		for k := range p.Marks {
 			annots = append(annots, fmt.Sprintf("%d 0 R", page+3+k))
 		}
+		var content, xobject, res string
+		font := "3 0 R"
+		if p.Font != "" {
+			font = "<< /Type /Font /Subtype /Type1 /BaseFont /" + p.Font + " >>"
+		}
+		if p.Image != nil {
+			res = fmt.Sprintf("/XObject << /Im0 %d 0 R >>", page+2)
+			content = fmt.Sprintf("q %g 0 0 %g 0 0 cm /Im0 Do Q", p.Width, p.Height)
+			xobject = Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8",
+				p.Image.Rect.Dx(), p.Image.Rect.Dy()), string(p.Image.Pix))
+		} else {
+			var c strings.Builder
+			fmt.Fprintf(&c, "BT /F1 12 Tf 14 TL 72 %g Td\n", p.Height-72)
+			for _, l := range p.Text {
+				fmt.Fprintf(&c, "(%s) Tj T*\n", strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l))
+			}
+			c.WriteString("ET")
+			content = c.String()
+			xobject = "<< >>" // unused: keeps every page three objects long
+		}
 		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R /Resources << /XObject << /Im0 %d 0 R >> >> /Annots [%s] >>",
-				p.Width, p.Height, page+1, page+2, strings.Join(annots, " ")),
-			Stream("", fmt.Sprintf("q %g 0 0 %g 0 0 cm /Im0 Do Q", p.Width, p.Height)),
-			Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8",
-				p.Image.Rect.Dx(), p.Image.Rect.Dy()), string(p.Image.Pix)))
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R /Resources << /Font << /F1 %s >> %s >> /Annots [%s] >>",
+				p.Width, p.Height, page+1, font, res, strings.Join(annots, " ")),
+			Stream("", content),
+			xobject)
 		for _, m := range p.Marks {
 			x0, y0, x1, y1 := m[0], m[1], m[2], m[3]
 			objs = append(objs, fmt.Sprintf("<< /Type /Annot /Subtype /Highlight /Rect [%g %g %g %g] /QuadPoints [%g %g %g %g %g %g %g %g] /C [1 1 0] /P %d 0 R >>",
