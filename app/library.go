@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/chat"
@@ -30,6 +31,26 @@ type Library struct {
 	// Pick asks the human for files with the desktop's file dialog (nil
 	// where there is none); the window wires it to the Wails runtime.
 	Pick func(title string) ([]string, error)
+
+	// locating cancels the marking of the page shown before: a user
+	// flipping through a scan must not queue one recognition per page.
+	locating struct {
+		sync.Mutex
+		cancel context.CancelFunc
+	}
+}
+
+// locateContext is the context of marking the page now shown; it cancels
+// the one before.
+func (l *Library) locateContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l.locating.Lock()
+	if l.locating.cancel != nil {
+		l.locating.cancel()
+	}
+	l.locating.cancel = cancel
+	l.locating.Unlock()
+	return ctx, cancel
 }
 
 func (l *Library) store() (*kb.Store, error) {
@@ -414,7 +435,9 @@ func (l *Library) marks(path string, page int, chunkID int64) []Mark {
 	if e := l.core.agent().Engine; e != nil {
 		eng, _ = e.OCR() // without OCR a scanned page just shows unmarked
 	}
-	found, err := pdf.Locate(path, page, chunks[0].Content, eng)
+	ctx, cancel := l.locateContext()
+	defer cancel()
+	found, err := pdf.LocateContext(ctx, path, page, chunks[0].Content, eng)
 	if err != nil || found.Width <= 0 || found.Height <= 0 {
 		return nil
 	}

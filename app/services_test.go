@@ -656,3 +656,58 @@ func TestOpeningALocalChatPreloadsItsModel(t *testing.T) {
 		t.Fatal("opening the chat did not preload its model")
 	}
 }
+
+// Opening another page while a scanned one is still being recognised for
+// its marks stops that recognition: flipping through a scan queues nothing.
+// The first view comes back at once, unmarked; the second is marked.
+func TestViewingAnotherPageStopsTheMarkingOfTheLast(t *testing.T) {
+	ocrtest.Engine(t, "eng")
+	events := make(chan any, 64)
+	s, _ := services(t)
+	s.core.ops.Emit = func(o ops.Op) { events <- o }
+	png, _, err := pdf.PagePNG(pdftest.Text(t, "Whiteboard: quarterly roadmap review with the lab"), 1, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "whiteboard.png")
+	if err := os.WriteFile(shot, png, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Library.Add(shot, false, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final := waitOp(t, events, id); final.State != ops.Done {
+		t.Fatalf("%+v", final)
+	}
+	res, err := s.Library.Search("quarterly roadmap review", 5)
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	cited := res.Hits[0].Citation
+
+	path := os.Getenv("PATH")
+	stalled := ocrtest.NewFake(t, ocrtest.Stall) // the first view's recognition never ends by itself
+	first := make(chan SourceView, 1)
+	go func() {
+		v, _ := s.Library.ViewSource(cited, 0)
+		first <- v
+	}()
+	<-stalled.Started
+	t.Setenv("PATH", path) // the real Tesseract again for the next view
+	second, err := s.Library.ViewSource(cited, 0)
+	if err != nil || len(second.Marks) == 0 {
+		t.Fatalf("the page viewed next must be marked: %v %+v", err, second.Marks)
+	}
+	select {
+	case v := <-first:
+		if len(v.Marks) != 0 || v.Image == "" {
+			t.Fatalf("the stopped view: image %v, marks %+v (want the page, unmarked)", v.Image != "", v.Marks)
+		}
+	case <-time.After(30 * time.Second): // the page's own OCR limit is 60 s
+		t.Fatal("the earlier page's recognition was not stopped")
+	}
+	if stalled.Runs() != 1 {
+		t.Fatalf("the stalled engine ran %d times", stalled.Runs())
+	}
+}

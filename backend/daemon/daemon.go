@@ -222,6 +222,21 @@ func (s *Services) PruneLedger(ctx context.Context) error {
 	return err
 }
 
+// PruneImages removes PNG copies of WebP images that no document names
+// (those older removals left; a removal now takes its copy with it). An
+// hour's grace spares a copy an add is about to name.
+func (s *Services) PruneImages(ctx context.Context) error {
+	e, err := s.Engine()
+	if err != nil {
+		return err
+	}
+	n, err := ingest.PruneImageCopies(ctx, e.Store, s.Cfg.ImagesDir(), time.Hour)
+	if n > 0 {
+		s.logf("image_copies_prune: removed %d unused image copies", n)
+	}
+	return err
+}
+
 // PruneDrafts applies draft retention.
 func (s *Services) PruneDrafts(context.Context) error {
 	ws, err := drafts.Open(s.Cfg.Drafts)
@@ -321,6 +336,7 @@ func (s *Services) Work() jsync.Work {
 		},
 		PruneDrafts: s.PruneDrafts,
 		PruneLedger: s.PruneLedger,
+		PruneImages: s.PruneImages,
 		SyncZotero:  s.SyncZotero,
 	}
 }

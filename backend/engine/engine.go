@@ -378,7 +378,7 @@ func (e *Engine) refresher(background bool) *vault.Refresher {
 // Tools are the knowledge-base operations over this engine's store, with
 // the configured vault: what the chat, MCP, the window and the CLI call.
 func (e *Engine) Tools() *kbtools.KB {
-	return &kbtools.KB{Searcher: e.Searcher, Store: e.Store, VaultRoot: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, NResults: e.Cfg.RAG.NResults}
+	return &kbtools.KB{Searcher: e.Searcher, Store: e.Store, VaultRoot: e.Cfg.Vault.Path, PrivateDirs: e.Cfg.Vault.PrivateDirs, NResults: e.Cfg.RAG.NResults, ImagesDir: e.Cfg.ImagesDir()}
 }
 
 // OCR is the Tesseract engine [pdf] asks for, or nil with the reason:

@@ -12,7 +12,8 @@ type KB struct {
 	Store       *kb.Store
 	VaultRoot   string
 	PrivateDirs []string
-	NResults    int // results of a search that asks for none
+	NResults    int    // results of a search that asks for none
+	ImagesDir   string // the viewer's PNG copies of WebP images (config.ImagesDir)
 }
 
 // notFound returns an operation's not-found error. When a cloud caller

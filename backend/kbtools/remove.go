@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/logs"
 )
 
 // RemoveNotice is the invariant every removal preview states, followed by
@@ -131,7 +133,21 @@ func (k *KB) Remove(ctx context.Context, r Removal) (int, error) {
 			return 0, errs.WithHint(errs.New(errs.Conflict, "kb remove", "what %s matches changed since the preview; nothing was removed", r.Ref), "run the removal again to see the new list")
 		}
 	}
-	return k.Store.DeleteWhere(ctx, r.where)
+	n, err := k.Store.DeleteWhere(ctx, r.where)
+	if err != nil || k.ImagesDir == "" {
+		return n, err
+	}
+	// The viewer's PNG copy of a removed WebP image is Jarvis's own file:
+	// it goes with the last document showing it. The rows are gone either
+	// way; a copy left behind is only disk space the daily prune reclaims.
+	paths := []string{r.Doc.FilePath}
+	for _, d := range r.Docs {
+		paths = append(paths, d.FilePath)
+	}
+	if _, ferr := ingest.ForgetImageCopies(ctx, k.Store, k.ImagesDir, paths...); ferr != nil {
+		logs.L().Warn("image copies of removed documents were not deleted", "err", ferr)
+	}
+	return n, nil
 }
 
 // sameDocs says two listings name the same documents with the same chunk

@@ -16,7 +16,10 @@ type Work struct {
 	RunDigest    func(ctx context.Context) error
 	PruneDrafts  func(ctx context.Context) error
 	PruneLedger  func(ctx context.Context) error
-	SyncZotero   func(ctx context.Context) error
+	// PruneImages removes the viewer's PNG copies of WebP images that no
+	// document names any more.
+	PruneImages func(ctx context.Context) error
+	SyncZotero  func(ctx context.Context) error
 }
 
 // ZoteroInterval is how often the Zotero library is checked: a highlight
@@ -89,6 +92,7 @@ func BuildJobs(cfg *config.Config, w Work, now func() time.Time) ([]Job, map[str
 	}
 	// Always on: with ledger.keep_days = 0 it clears what an older setting kept.
 	jobs = append(jobs, Job{ID: "ledger_prune", Schedule: Daily{Hour: cfg.Drafts.GCHour}, AtStart: true, Run: or(w.PruneLedger, "ledger retention")})
+	jobs = append(jobs, Job{ID: "image_copies_prune", Schedule: Daily{Hour: cfg.Drafts.GCHour}, Run: or(w.PruneImages, "image copy clean-up")})
 	if cfg.Zotero.DataDir == "" {
 		disabled["zotero_sync"] = "zotero.data_dir is not set"
 	} else {

@@ -57,7 +57,7 @@ func TestBuildJobsFollowsConfig(t *testing.T) {
 	for _, j := range jobs {
 		ids = append(ids, j.ID)
 	}
-	if strings.Join(ids, ",") != "vault_refresh,draft_gc,ledger_prune" || disabled["digest"] == "" || disabled["pdf_scan"] == "" || disabled["zotero_sync"] == "" {
+	if strings.Join(ids, ",") != "vault_refresh,draft_gc,ledger_prune,image_copies_prune" || disabled["digest"] == "" || disabled["pdf_scan"] == "" || disabled["zotero_sync"] == "" {
 		t.Fatalf("default jobs %v, disabled %v", ids, disabled)
 	}
 	// A chosen Zotero library is checked every minute, from the start.
@@ -73,7 +73,7 @@ func TestBuildJobsFollowsConfig(t *testing.T) {
 	jobs, disabled, err = BuildJobs(cfgWith(t, func(c *config.Config) {
 		c.Digest.Enabled, c.Sync.PDFWatchDir, c.Drafts.RetentionDays = true, inbox, 0
 	}), Work{}, now)
-	if err != nil || len(jobs) != 5 || disabled["draft_gc"] == "" {
+	if err != nil || len(jobs) != 6 || disabled["draft_gc"] == "" {
 		t.Fatalf("%v %d %v", err, len(jobs), disabled)
 	}
 	_, _, err = BuildJobs(cfgWith(t, func(c *config.Config) { c.Sync.PDFWatchDir = "/no/such/inbox" }), Work{}, now)
