@@ -101,30 +101,33 @@ func CanContinue(s *Session) bool {
 // tool-call limit again, newest first. The continuations that ran by
 // themselves in between are not the user's and are passed over.
 func limitContinues(s *Session) int {
-	n := 0
-	for i := len(s.Display) - 1; i >= 1; i -= 2 {
-		reply, asked := s.Display[i], s.Display[i-1]
-		if reply.Stop != StopToolLimit || asked.Role != "user" || asked.Text != LimitContinuePrompt {
-			break
-		}
-		if asked.Continued != ContinuedAuto {
-			n++
-		}
-	}
-	return n
+	return continuesAtLimit(s,
+		func(asked DisplayItem) bool { return asked.Text == LimitContinuePrompt },
+		func(asked DisplayItem) bool { return asked.Continued != ContinuedAuto })
 }
 
 // autoContinues counts the continuations in a row that ran by themselves
 // and ended at the tool-call limit again, newest first: those since the
 // user last said something (a message, or Continue).
 func autoContinues(s *Session) int {
+	return continuesAtLimit(s,
+		func(asked DisplayItem) bool { return asked.Continued == ContinuedAuto },
+		func(DisplayItem) bool { return true })
+}
+
+// continuesAtLimit walks back over the exchanges that ended at the
+// tool-call limit, newest first, while in(the user's side) holds, and
+// counts those count accepts.
+func continuesAtLimit(s *Session, in, count func(asked DisplayItem) bool) int {
 	n := 0
 	for i := len(s.Display) - 1; i >= 1; i -= 2 {
 		reply, asked := s.Display[i], s.Display[i-1]
-		if reply.Stop != StopToolLimit || asked.Role != "user" || asked.Continued != ContinuedAuto {
+		if reply.Stop != StopToolLimit || asked.Role != "user" || !in(asked) {
 			break
 		}
-		n++
+		if count(asked) {
+			n++
+		}
 	}
 	return n
 }

@@ -19,24 +19,11 @@ func TestRerankPrecisionFromSettings(t *testing.T) {
 	if os.Getenv("JARVIS_ORT_LIB") == "" && os.Getenv("JARVIS_REQUIRE_TOOLS") == "" {
 		t.Skip("ONNX Runtime not configured (JARVIS_ORT_LIB)")
 	}
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Vault.Path = t.TempDir()
-	notes := map[string]string{
+	cfg, texts := vaultOf(t, map[string]string{
 		"sun.md":   "Tomato plants need full sun and regular watering.",
 		"bread.md": "Sourdough bread rises slowly with wild yeast and needs warmth.",
 		"heads.md": "Attention heads compare every token with every other token, and need memory.",
-	}
-	var texts []string
-	for name, text := range notes {
-		if err := os.WriteFile(filepath.Join(cfg.Vault.Path, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, text)
-	}
+	})
 	rr := filepath.Join(t.TempDir(), "rr")
 	spec := embedtest.BERT{Words: embedtest.Words(texts...), Hidden: 32, Layers: 2, Heads: 4, FFN: 64, Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 5, Std: 0.2}
 	if err := embedtest.WriteBERT(rr, spec); err != nil {
@@ -101,19 +88,7 @@ func TestCappedRerankKeepsTheWinnerOnLongNotes(t *testing.T) {
 		"meeting.md":    filler(8) + "Met Dr. Tanaka about the cytometry core and the grant budget. " + filler(9),
 	}
 	queries := []string{"grant renewal deadline budget", "flow cytometry gating compensation", "single-cell sequencing libraries", "Tanaka cytometry core"}
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Vault.Path = t.TempDir()
-	var texts []string
-	for name, text := range notes {
-		if err := os.WriteFile(filepath.Join(cfg.Vault.Path, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, text)
-	}
+	cfg, texts := vaultOf(t, notes)
 	rr := filepath.Join(t.TempDir(), "rr")
 	if err := embedtest.WriteReranker(rr, embedtest.Words(append(texts, queries...)...)); err != nil {
 		t.Fatal(err)
@@ -151,4 +126,24 @@ func TestCappedRerankKeepsTheWinnerOnLongNotes(t *testing.T) {
 			t.Errorf("cap %d: first notes %v, want %v", limit, got, want)
 		}
 	}
+}
+
+// vaultOf is a configuration in a fresh JARVIS_HOME whose vault holds notes
+// (name -> text), and the notes' texts.
+func vaultOf(t *testing.T, notes map[string]string) (*config.Config, []string) {
+	t.Helper()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vault.Path = t.TempDir()
+	var texts []string
+	for name, text := range notes {
+		if err := os.WriteFile(filepath.Join(cfg.Vault.Path, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, text)
+	}
+	return cfg, texts
 }

@@ -198,6 +198,7 @@ func PruneImageCopies(ctx context.Context, s *kb.Store, dir string, minAge time.
 		return 0, errs.Wrap(errs.Internal, op, err)
 	}
 	n := 0
+	var copies []string
 	for _, e := range entries {
 		name := e.Name()
 		reading := strings.HasPrefix(name, readingPrefix) && strings.HasSuffix(name, ".png")
@@ -209,21 +210,14 @@ func PruneImageCopies(ctx context.Context, s *kb.Store, dir string, minAge time.
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if reading {
-			if os.Remove(p) == nil {
-				n++
-			}
-			continue
-		}
-		removed, err := forgetCopy(ctx, s, p)
-		if err != nil {
-			return n, err
-		}
-		if removed {
+		if !reading {
+			copies = append(copies, p)
+		} else if os.Remove(p) == nil {
 			n++
 		}
 	}
-	return n, nil
+	forgotten, err := ForgetImageCopies(ctx, s, dir, copies...)
+	return n + forgotten, err
 }
 
 // forgetCopy removes the copy at p unless a chunk in s names it.
