@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/knights-analytics/hugot"
@@ -153,7 +154,9 @@ const (
 )
 
 // load opens the graph of the model in dir on the runtime's backend.
-func (r *Runtime) load(op, dir string, kind modelKind, int8 bool) (encoder, error) {
+// With int8 set, an ONNX Runtime model runs its int8 copy where one can be
+// made and loads, and int8 says whether it does.
+func (r *Runtime) load(op, dir string, kind modelKind, int8 *atomic.Bool) (encoder, error) {
 	graph, err := graphPath(op, dir)
 	if err != nil {
 		return nil, err
@@ -166,14 +169,14 @@ func (r *Runtime) load(op, dir string, kind modelKind, int8 bool) (encoder, erro
 	if r.backend == BackendORT {
 		threads, cache := r.threads, r.cache
 		open := func() (*ortEncoder, error) { return newORTEncoder(graph, threads) }
-		if int8 {
+		if int8 != nil {
 			open = func() (*ortEncoder, error) {
-				q, cleanup, err := int8Graph(graph, cache)
-				if err != nil {
-					return nil, err
+				if e := openInt8(graph, cache, threads); e != nil {
+					int8.Store(true)
+					return e, nil
 				}
-				defer cleanup()
-				return newORTEncoder(q, threads)
+				int8.Store(false)
+				return newORTEncoder(graph, threads)
 			}
 		}
 		e, err := newIdleEncoder(graph, r.idle, open)
@@ -329,7 +332,7 @@ func (r *Runtime) Embedder(opts EmbedderOptions) (*Embedder, error) {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
-	enc, err := r.load(op, opts.Dir, kindEmbedder, false)
+	enc, err := r.load(op, opts.Dir, kindEmbedder, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -476,8 +479,8 @@ func recoverInto(op string, err *error) {
 // (query, passage) pair.
 type Reranker struct {
 	model
-	maxPair int    // tokens a pair may have; 0: the model's limit
-	detail  string // the pair cap and precision, for Describe
+	maxPair int          // tokens a pair may have; 0: the model's limit
+	int8    *atomic.Bool // nil: float32 asked for; else whether the int8 copy runs
 }
 
 // RerankerOptions says how a cross-encoder is loaded.
@@ -501,7 +504,10 @@ func (r *Runtime) Reranker(dir string) (*Reranker, error) {
 // RerankerWith loads a cross-encoder as opts say.
 func (r *Runtime) RerankerWith(opts RerankerOptions) (*Reranker, error) {
 	const op = "embed.Reranker"
-	int8 := opts.Int8 && r.backend == BackendORT
+	var int8 *atomic.Bool
+	if opts.Int8 && r.backend == BackendORT {
+		int8 = new(atomic.Bool)
+	}
 	enc, err := r.load(op, opts.Dir, kindReranker, int8)
 	if err != nil {
 		return nil, err
@@ -510,22 +516,25 @@ func (r *Runtime) RerankerWith(opts RerankerOptions) (*Reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr := &Reranker{model: model{enc: enc, tok: tok, batch: DefaultBatch}, maxPair: max(opts.MaxPairTokens, 0)}
-	rr.detail = "float32"
-	if int8 {
-		rr.detail = "int8"
-	}
-	if rr.maxPair > 0 && rr.maxPair < tok.maxTokens {
-		rr.detail += fmt.Sprintf(", pairs up to %d tokens", rr.maxPair)
-	}
+	rr := &Reranker{model: model{enc: enc, tok: tok, batch: DefaultBatch}, maxPair: max(opts.MaxPairTokens, 0), int8: int8}
 	if _, err := rr.Rerank(context.Background(), "probe", []string{"probe"}); err != nil {
 		return nil, errs.Wrapf(errs.RAG, op, err, "run reranker from %s", opts.Dir)
 	}
 	return rr, nil
 }
 
-// Detail says how the reranker runs ("int8, pairs up to 256 tokens").
-func (rr *Reranker) Detail() string { return rr.detail }
+// Detail says how the reranker runs ("int8, pairs up to 128 tokens"):
+// what runs, which is float32 where the int8 copy could not be used.
+func (rr *Reranker) Detail() string {
+	d := "float32"
+	if rr.int8 != nil && rr.int8.Load() {
+		d = "int8"
+	}
+	if rr.maxPair > 0 && rr.maxPair < rr.tok.maxTokens {
+		d += fmt.Sprintf(", pairs up to %d tokens", rr.maxPair)
+	}
+	return d
+}
 
 // Rerank implements kb.Reranker: one relevance score in (0, 1) per passage
 // (the sigmoid of the model's logit), in the passages' order.

@@ -76,3 +76,39 @@ func TestCappedPairKeepsTheWindowAboutTheQuery(t *testing.T) {
 		t.Fatalf("a short passage became %v", got)
 	}
 }
+
+// What follows the query's words stays in the window (the answer to a
+// question usually does), and a word the passage repeats everywhere ("the")
+// does not pull the window away from the rarer words of the query.
+func TestCappedPairKeepsWhatFollowsTheMatchAndIgnoresCommonWords(t *testing.T) {
+	tok := fixtureTokenizer(t, "filler", "other", "grant", "renewal", "deadline", "moved", "march", "the", "symptoms", "diabetes", "include", "thirst")
+	filler := strings.Repeat("filler other ", 40)
+	text := func(in tokens) string {
+		inv := map[int]string{}
+		for w, id := range tok.tk.GetVocab(false) {
+			inv[id] = w
+		}
+		var out []string
+		for i, id := range in.ids {
+			if in.types[i] == 1 && id != sepID {
+				out = append(out, inv[int(id)])
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	in, err := tok.pairWithin("grant renewal deadline", filler+"the grant renewal deadline moved to march "+filler, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(in); !strings.Contains(got, "grant renewal deadline moved") || !strings.Contains(got, "march") {
+		t.Fatalf("the window %q lost what follows the match", got)
+	}
+	common := strings.Repeat("the filler the other ", 30)
+	in, err = tok.pairWithin("the symptoms of diabetes", common+"filler diabetes symptoms include thirst "+common, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(in); !strings.Contains(got, "diabetes symptoms include thirst") {
+		t.Fatalf("the window %q was pulled by the common word", got)
+	}
+}

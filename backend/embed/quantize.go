@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/logs"
@@ -42,6 +44,10 @@ const (
 	graphNode        = 1  // GraphProto.node
 	graphInitializer = 5  // GraphProto.initializer
 	graphInput       = 11 // GraphProto.input
+	graphOutputs     = 12 // GraphProto.output
+	nodeAttribute    = 5  // NodeProto.attribute
+	attrGraph        = 6  // AttributeProto.g
+	attrGraphs       = 11 // AttributeProto.graphs
 	valueInfoName    = 1  // ValueInfoProto.name
 
 	nodeInput  = 1
@@ -270,10 +276,15 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 	}
 
 	// Which initializers may be replaced: 2-D float, used only as the
-	// second input of plain MatMuls, and not also declared a graph input
-	// (an input could be overridden at run time).
+	// second input of plain MatMuls, and neither declared a graph input
+	// (an input could be overridden at run time) nor a graph output. A
+	// graph with subgraphs (If, Loop, Scan: they may name any tensor) or
+	// with tensors in external files (the copy would not find them) is
+	// left as it is.
+	unchanged := net.Buffers{model}
 	inits := map[string]int{} // name -> index in graph
 	declared := map[string]bool{}
+	names := map[string]bool{} // every tensor name, for new names that clash with none
 	for i, f := range graph {
 		switch f.num {
 		case graphInitializer:
@@ -281,8 +292,14 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 			if err != nil {
 				return nil, st, err
 			}
-			inits[firstString(t, tensorName)] = i
-		case graphInput:
+			for _, tf := range t {
+				if tf.num == tensorLocation && tf.n == 1 {
+					return unchanged, quantizeStats{}, nil
+				}
+			}
+			name := firstString(t, tensorName)
+			inits[name], names[name] = i, true
+		case graphInput, graphOutputs:
 			v, err := fields(f.val)
 			if err != nil {
 				return nil, st, err
@@ -310,19 +327,47 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 		nodes[i] = n
 		for _, in := range n.inputs {
 			uses[in]++
+			names[in] = true
+		}
+		for _, out := range stringsOf(fs, nodeOutput) {
+			names[out] = true
 		}
 		if n.op == "DynamicQuantizeMatMul" || n.op == "MatMulInteger" {
-			return net.Buffers{model}, quantizeStats{}, nil // already quantized
+			return unchanged, quantizeStats{}, nil // already quantized
+		}
+		for _, f := range fs {
+			if f.num != nodeAttribute || f.typ != protowire.BytesType {
+				continue
+			}
+			attr, err := fields(f.val)
+			if err != nil {
+				return nil, st, err
+			}
+			for _, af := range attr {
+				if af.num == attrGraph || af.num == attrGraphs {
+					return unchanged, quantizeStats{}, nil
+				}
+			}
 		}
 		if n.op == "MatMul" && firstString(fs, nodeDomain) == "" && len(n.inputs) == 2 {
 			asWeight[n.inputs[1]]++
 		}
 	}
-	quantized := map[string]bool{}
+	// fresh is a tensor name no tensor of the graph has yet.
+	fresh := func(base string) string {
+		name := base
+		for k := 2; names[name]; k++ {
+			name = fmt.Sprintf("%s_%d", base, k)
+		}
+		names[name] = true
+		return name
+	}
+	weights := slices.Sorted(maps.Keys(asWeight)) // the same bytes every run
+	quantized := map[string][3]string{}           // weight -> its int8, scale and zero point
 	var added [][]byte
-	for name, k := range asWeight {
+	for _, name := range weights {
 		i, ok := inits[name]
-		if !ok || declared[name] || uses[name] != k {
+		if !ok || declared[name] || uses[name] != asWeight[name] {
 			continue
 		}
 		t, _ := fields(graph[i].val)
@@ -331,11 +376,12 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 			continue
 		}
 		q, scales := quantizeColumns(m, limit)
+		as := [3]string{fresh(name + "_int8"), fresh(name + "_scale"), fresh(name + "_zero")}
 		added = append(added,
-			tensorProto(name+"_int8", onnxInt8, []int64{int64(m.rows), int64(m.cols)}, q),
-			tensorProto(name+"_scale", onnxFloat, []int64{int64(m.cols)}, floatBytes(scales)),
-			tensorProto(name+"_zero", onnxInt8, []int64{int64(m.cols)}, make([]byte, m.cols)))
-		quantized[name] = true
+			tensorProto(as[0], onnxInt8, []int64{int64(m.rows), int64(m.cols)}, q),
+			tensorProto(as[1], onnxFloat, []int64{int64(m.cols)}, floatBytes(scales)),
+			tensorProto(as[2], onnxInt8, []int64{int64(m.cols)}, make([]byte, m.cols)))
+		quantized[name] = as
 		st.Weights++
 		st.FloatBytes += len(m.raw)
 		st.Int8Bytes += len(q) + 5*m.cols
@@ -352,24 +398,30 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 	for i, f := range graph {
 		if f.num == graphInitializer {
 			t, _ := fields(f.val)
-			if quantized[firstString(t, tensorName)] {
+			if _, ok := quantized[firstString(t, tensorName)]; ok {
 				continue
 			}
 		}
 		n, isNode := nodes[i]
-		if !isNode || n.op != "MatMul" || len(n.inputs) != 2 || !quantized[n.inputs[1]] {
+		var as [3]string
+		ok := false
+		if isNode && n.op == "MatMul" && len(n.inputs) == 2 {
+			as, ok = quantized[n.inputs[1]]
+		}
+		if !ok {
 			add(f.raw)
 			continue
 		}
-		w := n.inputs[1]
 		var node []byte
-		for _, in := range []string{n.inputs[0], w + "_int8", w + "_scale", w + "_zero"} {
+		for _, in := range []string{n.inputs[0], as[0], as[1], as[2]} {
 			node = appendString(node, nodeInput, in)
 		}
 		for _, out := range stringsOf(n.fs, nodeOutput) {
 			node = appendString(node, nodeOutput, out)
 		}
-		node = appendString(node, nodeName, firstString(n.fs, nodeName)+"_quant")
+		if name := firstString(n.fs, nodeName); name != "" { // node names are optional; unnamed ones stay so
+			node = appendString(node, nodeName, name+"_quant")
+		}
 		node = appendString(node, nodeOpType, "DynamicQuantizeMatMul")
 		node = appendString(node, nodeDomain, msDomain)
 		add(appendBytes(nil, graphNode, node))
@@ -404,9 +456,13 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 	return out, st, nil
 }
 
+// quantize is quantizeGraph; tests replace it to make a graph ONNX Runtime
+// refuses.
+var quantize = quantizeGraph
+
 // quantizeFormat names this quantizer's output; a change to what it writes
 // changes the name, so an old cached graph is never reused.
-const quantizeFormat = "dqmm-col-v1"
+const quantizeFormat = "dqmm-col-v2"
 
 // int8Graph returns the path of an int8 copy of the graph at src, written
 // into cacheDir under a name derived from the source file (path, size,
@@ -421,8 +477,13 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 		return "", noop, err
 	}
 	limit := weightRange()
-	key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d\x00%v\x00%s", src, fi.Size(), fi.ModTime().UnixNano(), limit, quantizeFormat))
-	name := hex.EncodeToString(key[:12]) + ".onnx"
+	// One file per source graph: the name's first part is the source's
+	// path, the rest its size, time and this quantizer; writing a new copy
+	// removes the older ones of the same source.
+	of := sha256.Sum256([]byte(src))
+	key := sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%v\x00%s", fi.Size(), fi.ModTime().UnixNano(), limit, quantizeFormat))
+	prefix := hex.EncodeToString(of[:6]) + "-"
+	name := prefix + hex.EncodeToString(key[:8]) + ".onnx"
 	if cacheDir != "" {
 		path = filepath.Join(cacheDir, name)
 		if _, err := os.Stat(path); err == nil {
@@ -434,7 +495,7 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 		return "", noop, err
 	}
 	defer release()
-	q, st, err := quantizeGraph(model, limit)
+	q, st, err := quantize(model, limit)
 	if err != nil {
 		return "", noop, fmt.Errorf("quantize %s: %w", src, err)
 	}
@@ -457,6 +518,14 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 	if err := fsutil.WriteAtomic(path, 0o600, func(w io.Writer) error { _, err := q.WriteTo(w); return err }); err != nil {
 		cleanup()
 		return "", noop, err
+	}
+	if cacheDir != "" {
+		old, _ := filepath.Glob(filepath.Join(cacheDir, prefix+"*.onnx"))
+		for _, p := range old {
+			if p != path {
+				_ = os.Remove(p) // an older copy of this graph; a failure only leaves disk space
+			}
+		}
 	}
 	logs.L().Info("quantized a graph to int8", "graph", src, "matrices", st.Weights, "float_mb", st.FloatBytes>>20, "int8_mb", st.Int8Bytes>>20)
 	return path, cleanup, nil
@@ -483,4 +552,29 @@ func mapFile(path string) ([]byte, func(), error) {
 		return nil, nil, fmt.Errorf("map %s: %w", path, err)
 	}
 	return b, func() { _ = unix.Munmap(b) }, nil
+}
+
+// openInt8 opens the int8 copy of graph, or returns nil (and says why in
+// the log) when none can be made or ONNX Runtime refuses it: the model then
+// runs in float32, slower but the same, rather than not at all. A refused
+// copy is deleted, so it is made again rather than reused.
+func openInt8(graph, cacheDir string, threads int) *ortEncoder {
+	q, cleanup, err := int8Graph(graph, cacheDir)
+	if err != nil {
+		logs.L().Warn("running the model in float32: its int8 copy could not be made", "graph", graph, "err", err)
+		return nil
+	}
+	defer cleanup()
+	if q == graph {
+		return nil // nothing to quantize
+	}
+	e, err := newORTEncoder(q, threads)
+	if err != nil {
+		logs.L().Warn("running the model in float32: ONNX Runtime refused its int8 copy", "copy", q, "err", err)
+		if cacheDir != "" {
+			_ = os.Remove(q) // a failure leaves it to be refused again, nothing worse
+		}
+		return nil
+	}
+	return e
 }

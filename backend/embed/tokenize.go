@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/normalizer"
@@ -261,44 +263,107 @@ func (t *textTokenizer) encode(first string, second *string, limit int) (tokens,
 	return out, nil
 }
 
-// focus picks where an n-token window of b starts: where it holds the most
-// tokens of a's words (word pieces of three or more characters, so "the"
-// and "of" count as much as any word but "a" and "##s" do not), the
-// earliest such window, moved back to the start of its word.
+// focus picks where an n-token window of b starts. The window is the one
+// whose query words weigh most: each of a's words counts once per window,
+// weighted by how rare it is in b (a word the passage repeats everywhere
+// says nothing about where it is about the query). The matched stretch is
+// then placed a third of the way into the window, since what follows a
+// match is often the answer, and the window starts on a word.
 func focus(a, b *tokenizer.Encoding, n int) int {
 	if n <= 0 || n >= len(b.Ids) {
 		return 0
 	}
 	want := map[int]bool{}
 	for i, id := range a.Ids {
-		if i < len(a.Tokens) && len(strings.TrimPrefix(a.Tokens[i], "##")) >= 3 {
+		if i < len(a.Tokens) && queryPiece(a.Tokens[i]) {
 			want[id] = true
 		}
 	}
-	if len(want) == 0 {
-		return 0
-	}
-	hit := func(i int) int {
-		if want[b.Ids[i]] {
-			return 1
+	freq := map[int]int{}
+	for _, id := range b.Ids {
+		if want[id] {
+			freq[id]++
 		}
+	}
+	if len(freq) == 0 {
 		return 0
 	}
-	count := 0
+	in := map[int]int{} // occurrences inside the window
+	var score float64
+	move := func(i, d int) {
+		id := b.Ids[i]
+		if !want[id] {
+			return
+		}
+		was := in[id]
+		in[id] += d
+		switch {
+		case was == 0 && in[id] > 0:
+			score += 1 / float64(freq[id])
+		case was > 0 && in[id] == 0:
+			score -= 1 / float64(freq[id])
+		}
+	}
 	for i := range n {
-		count += hit(i)
+		move(i, 1)
 	}
-	best, at := count, 0
+	best, at := score, 0
 	for s := 1; s+n <= len(b.Ids); s++ {
-		count += hit(s+n-1) - hit(s-1)
-		if count > best {
-			best, at = count, s
+		move(s-1, -1)
+		move(s+n-1, 1)
+		if score > best+1e-9 {
+			best, at = score, s
 		}
 	}
-	for at > 0 && at < len(b.Words) && b.Words[at] >= 0 && b.Words[at] == b.Words[at-1] {
-		at--
+	// The stretch from the first to the last of the window's rarest
+	// matches (those weighing at least half the heaviest).
+	heaviest := 0.0
+	for i := at; i < at+n; i++ {
+		if want[b.Ids[i]] {
+			heaviest = max(heaviest, 1/float64(freq[b.Ids[i]]))
+		}
 	}
-	return at
+	first, last := -1, -1
+	for i := at; i < at+n; i++ {
+		if want[b.Ids[i]] && 1/float64(freq[b.Ids[i]]) >= heaviest/2 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	start := max(0, min(first-(n-(last-first+1))/3, len(b.Ids)-n))
+	// On a word: back to its first piece while the last match stays in,
+	// else on to the next word's.
+	midWord := func(s int) bool { return s > 0 && s < len(b.Words) && b.Words[s] >= 0 && b.Words[s] == b.Words[s-1] }
+	s := start
+	for midWord(s) && s+n > last+1 {
+		s--
+	}
+	if midWord(s) {
+		for s = start; midWord(s) && s < first && s+n < len(b.Ids); s++ {
+		}
+	}
+	return s
+}
+
+// queryPiece says whether a query token counts when looking for the query
+// in a passage: a word piece of two letters or more (one in scripts
+// written without spaces, where a character is a word), not an unknown
+// or special token.
+func queryPiece(tok string) bool {
+	if strings.HasPrefix(tok, "[") && strings.HasSuffix(tok, "]") || strings.HasPrefix(tok, "<") && strings.HasSuffix(tok, ">") {
+		return false
+	}
+	w := strings.TrimPrefix(strings.TrimPrefix(tok, "##"), "\u2581")
+	switch n := utf8.RuneCountInString(w); {
+	case n >= 2:
+		return true
+	case n == 1:
+		r, _ := utf8.DecodeRuneInString(w)
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	}
+	return false
 }
 
 // span keeps n tokens of an encoding from the start'th on.

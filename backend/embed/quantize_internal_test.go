@@ -1,0 +1,123 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+)
+
+func smallCrossEncoder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	spec := embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 32, Layers: 2, Heads: 4, FFN: 64,
+		Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 9, Std: 0.2}
+	if err := embedtest.WriteBERT(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func ortRuntime(t *testing.T, cache string) *Runtime {
+	t.Helper()
+	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, CacheDir: cache})
+	if err != nil {
+		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
+			t.Fatalf("ONNX Runtime is required here: %v", err)
+		}
+		t.Skipf("ONNX Runtime not installed (%v)", err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// An int8 copy ONNX Runtime refuses leaves the reranker in float32, said
+// so, scoring as float32 does, and the refused copy is not kept.
+func TestARefusedInt8CopyFallsBackToFloat32(t *testing.T) {
+	dir := smallCrossEncoder(t)
+	cache := filepath.Join(t.TempDir(), "cache")
+	rt := ortRuntime(t, cache)
+	quantize = func([]byte, float64) (net.Buffers, quantizeStats, error) {
+		return net.Buffers{[]byte("not an ONNX model")}, quantizeStats{Weights: 1}, nil
+	}
+	defer func() { quantize = quantizeGraph }()
+	q8, err := rt.RerankerWith(RerankerOptions{Dir: dir, Int8: true})
+	if err != nil {
+		t.Fatalf("a refused int8 copy must not take the reranker away: %v", err)
+	}
+	if q8.Detail() != "float32" {
+		t.Fatalf("detail %q, want float32", q8.Detail())
+	}
+	f32, err := rt.RerankerWith(RerankerOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	passages := []string{"tomato plants need full sun", "which plants", "sun"}
+	a, err := f32.Rerank(context.Background(), "which plants need sun", passages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := q8.Rerank(context.Background(), "which plants need sun", passages)
+	if err != nil || !slices.Equal(a, b) {
+		t.Fatalf("fallback scores %v (%v), float32 %v", b, err, a)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*.onnx")); len(left) != 0 {
+		t.Fatalf("the refused copy was kept: %v", left)
+	}
+}
+
+// The int8 copy is the same bytes every time (reproducible, and a cached
+// copy matches a fresh one); a newer source replaces its older copy.
+func TestInt8CopyIsReproducibleAndReplacesItsOlderSelf(t *testing.T) {
+	dir := smallCrossEncoder(t)
+	model, err := os.ReadFile(filepath.Join(dir, "onnx", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []byte
+	for range 5 {
+		q, st, err := quantizeGraph(model, 127)
+		if err != nil || st.Weights == 0 {
+			t.Fatalf("%+v %v", st, err)
+		}
+		var b bytes.Buffer
+		q.WriteTo(&b)
+		if first == nil {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatal("two quantizations of one graph differ")
+		}
+	}
+	cache := t.TempDir()
+	src := filepath.Join(dir, "onnx", "model.onnx")
+	p1, _, err := int8Graph(src, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := statTime(t, src).Add(time.Second)
+	if err := os.Chtimes(src, later, later); err != nil {
+		t.Fatal(err)
+	}
+	p2, _, err := int8Graph(src, cache)
+	if err != nil || p2 == p1 {
+		t.Fatalf("a changed source must get a new copy: %s %s %v", p1, p2, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*.onnx")); !slices.Equal(left, []string{p2}) {
+		t.Fatalf("cache holds %v, want only %s", left, p2)
+	}
+}
+
+func statTime(t *testing.T, p string) time.Time {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.ModTime()
+}
