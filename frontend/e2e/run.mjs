@@ -846,6 +846,63 @@ await test('the library view, in both colour schemes', async () => {
   await shoot('library')
 })
 
+await test('Ollama from the window: a recommended model is pulled with progress (a pull can be cancelled) and preloaded with keep_alive when its chat opens', async () => {
+  // The demo's model server manages models as Ollama does (jarvis-bridge/ollamafake.go).
+  const server = demo.out.match(/model server: (\S+)/)[1]
+  const received = async () => (await fetch(server + '/ollama/received')).json()
+  const body = (r) => (typeof r.body === 'string' ? JSON.parse(r.body) : r.body)
+  // The model server is another origin: it is polled from here, not from the page.
+  const until = async (what, ok) => {
+    for (let i = 0; i < 100; i++, await new Promise((r) => setTimeout(r, 100))) if (ok(await received())) return
+    throw new Error('the Ollama fake never received ' + what + ': ' + JSON.stringify(await received()))
+  }
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const step = page.getByTestId('settings').getByTestId('setup-chat')
+  const offered = step.getByTestId('recommended-model')
+  await expectText(offered.filter({ hasText: 'qwen3:4b' }), /qwen3:4b\s*2\.5 GB/)
+  check((await offered.count()) === 4, `${await offered.count()} recommended models offered, not 4`)
+  const op = step.getByTestId('op')
+  // A pull cancelled midway stops the stream and installs nothing.
+  await offered.filter({ hasText: 'llama3.2:3b' }).getByRole('button', { name: 'Download' }).click()
+  await expectText(op, /Download llama3\.2:3b: pulling [0-9a-f]{12} [1-9]\d*\/1907/) // MB of 2.0 GB
+  await op.getByRole('button', { name: 'Cancel' }).click()
+  await expectText(op, /Download llama3\.2:3b: cancelled/)
+  await until('a cut pull', (rs) => rs.some((r) => r.path === '/api/pull' && r.cut))
+  await expectText(offered.filter({ hasText: 'llama3.2:3b' }), /llama3\.2:3b/)
+  // The whole pull: progress climbs, then the model is ready and offered as a choice.
+  await offered.filter({ hasText: 'qwen3:4b' }).getByRole('button', { name: 'Download' }).click()
+  await expectText(op, /Download qwen3:4b: pulling [0-9a-f]{12} (1\d{2}|[2-9]\d{2}|1\d{3})\/2384/) // 100 MB to 2 GB of 2.5 GB
+  check(await offered.getByRole('button', { name: 'Download' }).first().isDisabled(), 'another download can start while one runs')
+  const bar = op.getByRole('progressbar')
+  const [value, max] = [Number(await bar.getAttribute('value')), Number(await bar.getAttribute('max'))]
+  check(max === 2384 && value > 0 && value < max, `the progress bar shows ${value}/${max}`)
+  await step.scrollIntoViewIfNeeded()
+  await shoot('setup-ollama-pull')
+  await expectText(op, /Download qwen3:4b: done\s*qwen3:4b is ready/)
+  await offered.filter({ hasText: 'qwen3:4b' }).waitFor({ state: 'detached' })
+  await a11y('setup panel after a model download')
+  const pulls = (await received()).filter((r) => r.path === '/api/pull').map((r) => ({ ...body(r), cut: r.cut }))
+  check(pulls.length === 2 && pulls[0].model === 'llama3.2:3b' && pulls[0].cut && pulls[1].model === 'qwen3:4b' && pulls[1].stream === true && !pulls[1].cut,
+    'the pulls on the wire: ' + JSON.stringify(pulls))
+  await step.getByRole('combobox', { name: 'Model', exact: true }).selectOption('qwen3:4b')
+  await step.getByRole('button', { name: 'Use this model' }).click()
+  await expectText(step.getByRole('status'), /New chats use Ollama's qwen3:4b\./)
+  // A chat on it opens: the model is loaded ahead of the first question.
+  await page.getByRole('button', { name: 'Chat', exact: true }).click()
+  const sessions = await page.getByTestId('session').count()
+  await page.getByTitle('New chat (Ctrl+N)').click()
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=session]').length === n + 1, sessions)
+  await page.waitForFunction(() => document.querySelector('header input[aria-label="Model"]')?.value === 'ollama:qwen3:4b')
+  const before = (await received()).length
+  await page.getByTestId('session').locator('button.title[aria-current="true"]').click()
+  await until('the preload', (rs) => rs.slice(before).some((r) => r.path === '/api/generate'))
+  const preloads = (await received()).slice(before).filter((r) => r.path === '/api/generate').map(body)
+  check(preloads.length === 1 && preloads[0].model === 'qwen3:4b' && /^\d+[smh]$/.test(preloads[0].keep_alive) && !preloads[0].prompt,
+    'the preload on the wire: ' + JSON.stringify(preloads))
+  // Back to the demo's model for anything after.
+  await call('Setup', 'SetChat', 'ollama', 'demo')
+})
+
 // ---- A first launch: no vault, no models, no chat model that answers ----
 const fresh = await startBridge('-fresh')
 const notesFolder = fresh.out.match(/notes folder: (.+)/)[1].trim()
@@ -963,6 +1020,22 @@ await test('first launch: the Zotero library at ~/Zotero is offered and read; a 
   await page.getByLabel('Search', { exact: true }).fill('forced rhubarb clay pots')
   await page.getByRole('button', { name: 'Search', exact: true }).click()
   await expectText(page.getByTestId('hit').first(), /Rhubarb trials in the north/)
+})
+
+await test('first launch: the Papers tab shows each Zotero item\'s type as its kind, and sorts by it', async () => {
+  await page.getByRole('button', { name: 'Library', exact: true }).click()
+  await page.getByRole('button', { name: 'Papers' }).click()
+  const kindOf = (title) => page.getByTestId('doc').filter({ hasText: title }).getByTestId('doc-kind')
+  await expectText(kindOf('Rhubarb trials in the north'), /^Book$/)
+  await expectText(kindOf('Grant budget 2027'), /^Preprint$/)
+  const kinds = async () => page.getByTestId('doc-kind').allInnerTexts()
+  await page.getByTestId('sort-kind').click()
+  check((await page.locator('th', { has: page.getByTestId('sort-kind') }).getAttribute('aria-sort')) === 'ascending', 'the kind column does not say it sorts')
+  check(JSON.stringify(await kinds()) === '["Book","Preprint"]', 'not sorted by kind: ' + (await kinds()))
+  await page.getByTestId('sort-kind').click()
+  check(JSON.stringify(await kinds()) === '["Preprint","Book"]', 'the second click did not turn the kinds round: ' + (await kinds()))
+  await a11y('library with kinds')
+  await shoot('library-kinds')
 })
 
 fresh.proc.kill()

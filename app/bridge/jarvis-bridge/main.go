@@ -3,12 +3,14 @@
 // home: a small vault (one private folder), embedding and reranking
 // fixtures, and a local model server that speaks Ollama's streaming chat
 // protocol with a scripted "brain" (search, cite, ask before removing, stream
-// slowly when told to), so a test drives every path of a turn through the
-// real client code. With -fresh it is a first launch instead: an empty
-// home, no vault configured (a folder of notes waits to be chosen; its
-// path is printed), no models (a loopback server serves the fixture models
-// in Hugging Face's layout, through HF_ENDPOINT) and no chat model that
-// answers (OLLAMA_HOST points at a closed port).
+// slowly when told to) and manages models as Ollama does (a pull streams
+// its progress; the preload a chat's opening sends is recorded), so a test
+// drives every path of a turn through the real client code. With -fresh it
+// is a first launch instead: an empty home, no vault configured (a folder
+// of notes waits to be chosen; its path is printed), no models (a loopback
+// server serves the fixture models in Hugging Face's layout, through
+// HF_ENDPOINT) and no chat model that answers (OLLAMA_HOST points at a
+// closed port).
 package main
 
 import (
@@ -323,9 +325,7 @@ var sourceRE = regexp.MustCompile(`\[source: ([^\]]+)\]`)
 func startBrain() (string, func(), error) {
 	mux := http.NewServeMux()
 	serveAnthropic(mux)
-	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"models": []any{map[string]any{"name": "demo"}}})
-	})
+	serveOllamaModels(mux) // tags, pull with progress, the preload
 	mux.HandleFunc("POST /api/chat", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Messages []struct {
