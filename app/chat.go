@@ -135,7 +135,21 @@ func (c *Chat) New(spec string, kbOnly bool) (SessionView, error) {
 	c.mu.Lock()
 	c.open[s.ID] = s
 	c.mu.Unlock()
+	c.warm(s.ModelSpec())
 	return c.view(s), nil
+}
+
+// warm loads a local model in the background (Ollama's keep_alive), so the
+// first answer of a chat just opened, started or switched to it does not
+// wait for the load.
+func (c *Chat) warm(spec string) {
+	// The provider reads the settings, so it is made under the turns lock.
+	c.core.turns.RLock()
+	warm := c.core.agent().Warmer(spec)
+	c.core.turns.RUnlock()
+	if warm != nil {
+		c.core.goBackground(warm)
+	}
 }
 
 // Open loads a session for display.
@@ -144,13 +158,7 @@ func (c *Chat) Open(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
-	// The provider reads the settings, so it is made under the turns lock.
-	c.core.turns.RLock()
-	warm := c.core.agent().Warmer(s.ModelSpec())
-	c.core.turns.RUnlock()
-	if warm != nil {
-		c.core.goBackground(warm)
-	}
+	c.warm(s.ModelSpec())
 	return c.view(s), nil
 }
 
@@ -279,7 +287,7 @@ func (c *Chat) SetPinned(id string, pinned bool) (SessionView, error) {
 
 // SetModel switches a session's model; a private session refuses cloud ones.
 func (c *Chat) SetModel(id, spec string) (SessionView, error) {
-	return c.set(id, func(s *chat.Session) error {
+	v, err := c.set(id, func(s *chat.Session) error {
 		sp, err := llm.ValidateSwitch(c.cfg(), spec, s.Private, c.getenv)
 		if err != nil {
 			return err
@@ -287,6 +295,10 @@ func (c *Chat) SetModel(id, spec string) (SessionView, error) {
 		s.SwitchModel(sp)
 		return nil
 	})
+	if err == nil {
+		c.warm(v.Spec)
+	}
+	return v, err
 }
 
 // SetKBOnly toggles "answer from the knowledge base only".

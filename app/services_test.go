@@ -644,6 +644,11 @@ func TestOpeningALocalChatPreloadsItsModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	select {
+	case <-preloads: // starting it preloads once already
+	case <-time.After(5 * time.Second):
+		t.Fatal("starting the chat did not preload its model")
+	}
 	if _, err := s.Chat.Open(v.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -709,5 +714,44 @@ func TestViewingAnotherPageStopsTheMarkingOfTheLast(t *testing.T) {
 	}
 	if stalled.Runs() != 1 {
 		t.Fatalf("the stalled engine ran %d times", stalled.Runs())
+	}
+}
+
+// A chat just started, and a chat switched to another local model, load
+// that model too: the first answer of a new chat does not wait either.
+func TestStartingOrSwitchingALocalChatPreloadsItsModel(t *testing.T) {
+	preloads := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/generate" {
+			var body map[string]any
+			json.NewDecoder(r.Body).Decode(&body)
+			model, _ := body["model"].(string)
+			preloads <- model
+		}
+		fmt.Fprintln(w, `{"done":true}`)
+	}))
+	t.Cleanup(srv.Close)
+	s, _ := services(t, func(c *config.Config) { c.Chat.OllamaURL = srv.URL })
+	next := func(what string) string {
+		select {
+		case m := <-preloads:
+			return m
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s did not preload its model", what)
+		}
+		return ""
+	}
+	v, err := s.Chat.New("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := next("starting a chat"); m != llm.ParseSpec(v.Spec).Model {
+		t.Fatalf("starting a chat preloaded %q, want %q", m, llm.ParseSpec(v.Spec).Model)
+	}
+	if _, err := s.Chat.SetModel(v.ID, "ollama:qwen3:4b"); err != nil {
+		t.Fatal(err)
+	}
+	if m := next("switching the model"); m != "qwen3:4b" {
+		t.Fatalf("switching preloaded %q, want qwen3:4b", m)
 	}
 }

@@ -887,14 +887,13 @@ await test('Ollama from the window: a recommended model is pulled with progress 
   await step.getByRole('combobox', { name: 'Model', exact: true }).selectOption('qwen3:4b')
   await step.getByRole('button', { name: 'Use this model' }).click()
   await expectText(step.getByRole('status'), /New chats use Ollama's qwen3:4b\./)
-  // A chat on it opens: the model is loaded ahead of the first question.
+  // A new chat on it: the model is loaded ahead of the first question.
   await page.getByRole('button', { name: 'Chat', exact: true }).click()
   const sessions = await page.getByTestId('session').count()
+  const before = (await received()).length
   await page.getByTitle('New chat (Ctrl+N)').click()
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=session]').length === n + 1, sessions)
   await page.waitForFunction(() => document.querySelector('header input[aria-label="Model"]')?.value === 'ollama:qwen3:4b')
-  const before = (await received()).length
-  await page.getByTestId('session').locator('button.title[aria-current="true"]').click()
   await until('the preload', (rs) => rs.slice(before).some((r) => r.path === '/api/generate'))
   const preloads = (await received()).slice(before).filter((r) => r.path === '/api/generate').map(body)
   check(preloads.length === 1 && preloads[0].model === 'qwen3:4b' && /^\d+[smh]$/.test(preloads[0].keep_alive) && !preloads[0].prompt,
