@@ -167,7 +167,7 @@ func (s *Setup) RecommendedModels() []llm.RecommendedModel { return llm.Recommen
 // progress and Cancel in the window) and returns its id.
 func (s *Setup) PullModel(name string) string {
 	ag := s.core.agent()
-	return s.core.ops.Start("ollama", "Download "+name, func(ctx context.Context, report ops.Report) (string, error) {
+	return s.core.ops.StartIn("ollama", "Download "+name, "MB", func(ctx context.Context, report ops.Report) (string, error) {
 		err := ag.PullModel(ctx, name, func(p llm.PullProgress) { report(p.Status, int(p.Completed>>20), int(p.Total>>20)) })
 		if err != nil {
 			return "", err

@@ -35,6 +35,7 @@ type Op struct {
 	Stage  string `json:"stage"`
 	Done   int    `json:"done"`
 	Total  int    `json:"total"`
+	Unit   string `json:"unit,omitempty"` // what Done and Total count when not items ("MB")
 	State  string `json:"state"`
 	Result string `json:"result,omitempty"`
 	Error  string `json:"error,omitempty"`
@@ -80,8 +81,13 @@ func newID() string {
 
 // Start runs work in the background and returns the operation's id.
 func (t *Tracker) Start(kind, title string, work Work) string {
+	return t.StartIn(kind, title, "", work)
+}
+
+// StartIn is Start for work whose progress counts in unit ("MB").
+func (t *Tracker) StartIn(kind, title, unit string, work Work) string {
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &entry{op: Op{ID: newID(), Kind: kind, Title: title, State: Running, Stage: "starting", Started: time.Now().UTC()}, cancel: cancel, work: work}
+	e := &entry{op: Op{ID: newID(), Kind: kind, Title: title, Unit: unit, State: Running, Stage: "starting", Started: time.Now().UTC()}, cancel: cancel, work: work}
 	t.mu.Lock()
 	if t.ops == nil {
 		t.ops = map[string]*entry{}

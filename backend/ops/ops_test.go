@@ -171,3 +171,28 @@ func TestOnlyARetryableFailureKeepsItsWork(t *testing.T) {
 		t.Fatalf("retry: %v", err)
 	}
 }
+
+// An operation started in a unit says it in every report, so the window
+// reads "298/2384 MB" rather than bare numbers; Start counts items.
+func TestProgressCarriesItsUnit(t *testing.T) {
+	l := &log{}
+	tr := &Tracker{Emit: l.emit}
+	id := tr.StartIn("ollama", "Download qwen3:4b", "MB", func(ctx context.Context, report Report) (string, error) {
+		report("pulling", 298, 2384)
+		return "ready", nil
+	})
+	if o := wait(t, l, id, Done); o.Unit != "MB" {
+		t.Fatalf("unit %q", o.Unit)
+	}
+	l.mu.Lock()
+	for _, o := range l.ops {
+		if o.Unit != "MB" {
+			t.Errorf("a report without the unit: %+v", o)
+		}
+	}
+	l.mu.Unlock()
+	plain := tr.Start("index", "Indexing", func(context.Context, Report) (string, error) { return "", nil })
+	if o := wait(t, l, plain, Done); o.Unit != "" {
+		t.Fatalf("an item count got the unit %q", o.Unit)
+	}
+}

@@ -864,14 +864,14 @@ await test('Ollama from the window: a recommended model is pulled with progress 
   const op = step.getByTestId('op')
   // A pull cancelled midway stops the stream and installs nothing.
   await offered.filter({ hasText: 'llama3.2:3b' }).getByRole('button', { name: 'Download' }).click()
-  await expectText(op, /Download llama3\.2:3b: pulling [0-9a-f]{12} [1-9]\d*\/1907/) // MB of 2.0 GB
+  await expectText(op, /Download llama3\.2:3b: pulling [0-9a-f]{12} [1-9]\d*\/1907 MB/) // of 2.0 GB
   await op.getByRole('button', { name: 'Cancel' }).click()
   await expectText(op, /Download llama3\.2:3b: cancelled/)
   await until('a cut pull', (rs) => rs.some((r) => r.path === '/api/pull' && r.cut))
   await expectText(offered.filter({ hasText: 'llama3.2:3b' }), /llama3\.2:3b/)
   // The whole pull: progress climbs, then the model is ready and offered as a choice.
   await offered.filter({ hasText: 'qwen3:4b' }).getByRole('button', { name: 'Download' }).click()
-  await expectText(op, /Download qwen3:4b: pulling [0-9a-f]{12} (1\d{2}|[2-9]\d{2}|1\d{3})\/2384/) // 100 MB to 2 GB of 2.5 GB
+  await expectText(op, /Download qwen3:4b: pulling [0-9a-f]{12} (1\d{2}|[2-9]\d{2}|1\d{3})\/2384 MB/) // 100 MB to 2 GB of 2.5 GB
   check(await offered.getByRole('button', { name: 'Download' }).first().isDisabled(), 'another download can start while one runs')
   const bar = op.getByRole('progressbar')
   const [value, max] = [Number(await bar.getAttribute('value')), Number(await bar.getAttribute('max'))]

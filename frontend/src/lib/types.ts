@@ -351,6 +351,7 @@ export interface Op {
   stage: string
   done: number
   total: number
+  unit?: string
   state: 'running' | 'done' | 'failed' | 'cancelled'
   result?: string
   error?: string
