@@ -17,7 +17,15 @@ import (
 // idleRuntime is an ONNX Runtime whose models are released after idle.
 func idleRuntime(t *testing.T, idle time.Duration) *Runtime {
 	t.Helper()
-	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, IdleRelease: idle})
+	return ortRuntimeWith(t, RuntimeOptions{IdleRelease: idle})
+}
+
+// ortRuntimeWith is an ONNX Runtime with opts, closed with the test; it
+// skips (fails under JARVIS_REQUIRE_TOOLS) where the library is missing.
+func ortRuntimeWith(t *testing.T, opts RuntimeOptions) *Runtime {
+	t.Helper()
+	opts.Backend = BackendORT
+	rt, err := NewRuntimeWith(opts)
 	if err != nil {
 		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
 			t.Fatalf("ONNX Runtime is required here: %v", err)

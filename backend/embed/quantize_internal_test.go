@@ -24,25 +24,12 @@ func smallCrossEncoder(t *testing.T) string {
 	return dir
 }
 
-func ortRuntime(t *testing.T, cache string) *Runtime {
-	t.Helper()
-	rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, CacheDir: cache})
-	if err != nil {
-		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
-			t.Fatalf("ONNX Runtime is required here: %v", err)
-		}
-		t.Skipf("ONNX Runtime not installed (%v)", err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	return rt
-}
-
 // An int8 copy ONNX Runtime refuses leaves the reranker in float32, said
 // so, scoring as float32 does, and the refused copy is not kept.
 func TestARefusedInt8CopyFallsBackToFloat32(t *testing.T) {
 	dir := smallCrossEncoder(t)
 	cache := filepath.Join(t.TempDir(), "cache")
-	rt := ortRuntime(t, cache)
+	rt := ortRuntimeWith(t, RuntimeOptions{CacheDir: cache})
 	quantize = func([]byte, float64) (net.Buffers, quantizeStats, error) {
 		return net.Buffers{[]byte("not an ONNX model")}, quantizeStats{Weights: 1}, nil
 	}
