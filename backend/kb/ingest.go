@@ -13,6 +13,31 @@ import (
 // happens before the transaction, so a cancelled or failed ingest leaves
 // the store untouched.
 func (s *Store) Ingest(ctx context.Context, e Embedder, chunks []Chunk, replace *Filter) error {
+	_, err := s.ingest(ctx, e, chunks, replace, nil)
+	return err
+}
+
+// Stored names content already in the store: chunks with this content hash,
+// written at this metadata schema or a later one.
+type Stored struct {
+	ContentHash string
+	MetaSchema  int
+}
+
+// IngestChanged is Ingest for a document that several processes may index
+// at the same moment (the window and the tray both watch the vault). When
+// what replace selects already holds same — another process stored these
+// bytes after the caller last looked — nothing is written and written is
+// false, so that process's chunks and their vectors stay. The check runs
+// inside the write transaction, so of two processes racing one writes.
+func (s *Store) IngestChanged(ctx context.Context, e Embedder, chunks []Chunk, replace *Filter, same Stored) (written bool, err error) {
+	if replace == nil || same.ContentHash == "" {
+		return false, errs.New(errs.Invalid, "kb.IngestChanged", "name what is replaced and its content hash")
+	}
+	return s.ingest(ctx, e, chunks, replace, &same)
+}
+
+func (s *Store) ingest(ctx context.Context, e Embedder, chunks []Chunk, replace *Filter, same *Stored) (bool, error) {
 	var vm ModelInfo
 	if e != nil && len(chunks) > 0 {
 		vm = e.Info()
@@ -23,16 +48,16 @@ func (s *Store) Ingest(ctx context.Context, e Embedder, chunks []Chunk, replace 
 		vecs, err := e.EmbedDocuments(ctx, texts)
 		if err != nil {
 			if ctx.Err() != nil {
-				return errs.Wrap(errs.Cancelled, "kb.Ingest", ctx.Err())
+				return false, errs.Wrap(errs.Cancelled, "kb.Ingest", ctx.Err())
 			}
-			return errs.Wrap(errs.RAG, "kb.Ingest", err)
+			return false, errs.Wrap(errs.RAG, "kb.Ingest", err)
 		}
 		for i := range chunks {
 			chunks[i].Vector = vecs[i]
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return errs.Wrap(errs.Cancelled, "kb.Ingest", err)
+		return false, errs.Wrap(errs.Cancelled, "kb.Ingest", err)
 	}
-	return s.commit(chunks, replace, vm)
+	return s.commitUnless(chunks, replace, vm, same)
 }

@@ -345,11 +345,18 @@ func (s *Store) CommitReplacing(chunks []Chunk, replace *Filter) error {
 // model that is neither the store's active model nor the one being filled
 // in are not stored: those chunks wait for the backfill like any other.
 func (s *Store) commit(chunks []Chunk, replace *Filter, vm ModelInfo) error {
+	_, err := s.commitUnless(chunks, replace, vm, nil)
+	return err
+}
+
+// commitUnless is commit that writes nothing when what replace selects
+// already holds same (nil: always write); written says which happened.
+func (s *Store) commitUnless(chunks []Chunk, replace *Filter, vm ModelInfo, same *Stored) (written bool, _ error) {
 	const op = "kb.Commit"
 	ctx := context.Background()
 	for i, c := range chunks {
 		if err := validateChunk(c, vm); err != nil {
-			return errs.Wrapf(errs.Invalid, op, err, "chunk %d", i)
+			return false, errs.Wrapf(errs.Invalid, op, err, "chunk %d", i)
 		}
 	}
 	var where string
@@ -357,15 +364,25 @@ func (s *Store) commit(chunks []Chunk, replace *Filter, vm ModelInfo) error {
 	if replace != nil {
 		var err error
 		if where, args, err = replace.where(); err != nil {
-			return err
+			return false, err
 		}
 		if where == "1=1" {
-			return errs.New(errs.Invalid, op, "refusing to replace with an empty filter")
+			return false, errs.New(errs.Invalid, op, "refusing to replace with an empty filter")
 		}
 	}
 	lex := make([][]byte, len(chunks))
 	added := map[string]int64{}
 	err := s.writeTx(ctx, op, func(tx *sql.Tx) error {
+		written = false // a retried transaction decides afresh
+		if same != nil {
+			var there int
+			err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM chunks AS c WHERE (`+where+`) AND content_hash = ? AND meta_schema >= ? LIMIT 1)`,
+				append(args, same.ContentHash, same.MetaSchema)...).Scan(&there)
+			if err != nil || there > 0 {
+				return err
+			}
+		}
+		written = true
 		gen, err := bumpGeneration(ctx, tx)
 		if err != nil {
 			return err
@@ -386,10 +403,10 @@ func (s *Store) commit(chunks []Chunk, replace *Filter, vm ModelInfo) error {
 		}
 		return s.insertChunks(ctx, tx, op, gen, chunks, lex, keep, vm)
 	})
-	if err == nil {
+	if err == nil && written {
 		s.terms.merge(added)
 	}
-	return err
+	return written && err == nil, err
 }
 
 // insertChunks writes validated chunks inside tx, stamping date_added on new

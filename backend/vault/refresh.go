@@ -314,7 +314,11 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	for _, w := range warnings {
 		res.Warnings = append(res.Warnings, rel+": "+w)
 	}
-	if err := r.Store.Ingest(ctx, r.Embed, chunks, noteFilter(rel)); err != nil {
+	// The other long-running process (the tray, the window) watches the
+	// vault too: if it stored these bytes since states was read, its chunks
+	// and their vectors stay, and this refresh has nothing to count.
+	written, err := r.Store.IngestChanged(ctx, r.Embed, chunks, noteFilter(rel), kb.Stored{ContentHash: hash, MetaSchema: MetaSchema})
+	if err != nil || !written {
 		return err
 	}
 	if known {

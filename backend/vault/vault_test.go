@@ -373,3 +373,40 @@ func TestPublicCopiesOfFilesMadePrivateAreWithdrawn(t *testing.T) {
 		t.Fatalf("the moved image's text is still public: %+v", hits)
 	}
 }
+
+// The window and the tray both watch the vault: when one stores a new note
+// while the other still holds the states it read before, the second must
+// not replace the stored chunks (their vectors would be lost and the note
+// embedded twice).
+func TestRefreshKeepsANoteAnotherProcessJustStored(t *testing.T) {
+	r, emb, root := setup(t)
+	ctx := context.Background()
+	write(t, root, "kettle.md", "# Kettle\nDescale the kettle monthly.\n")
+	stale, err := r.Store.NoteStates(ctx) // read before the other process stores the note
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r.RefreshFile(ctx, "kettle.md"); err != nil || res.Added != 1 {
+		t.Fatalf("first refresh: %+v, %v", res, err)
+	}
+	var res Result
+	late := &Refresher{Root: root, PrivateDirs: r.PrivateDirs, Store: r.Store, ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap} // no model: its chunks would wait for vectors
+	if err := late.syncPath(ctx, "kettle.md", stale, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 0 || res.Updated != 0 {
+		t.Fatalf("the late refresh counted %+v; the note was already stored", res)
+	}
+	if pending, total, err := r.Store.PendingCount(ctx, emb.Info().ID); err != nil || pending != 0 || total == 0 {
+		t.Fatalf("pending %d of %d (%v): the stored vectors were replaced", pending, total, err)
+	}
+
+	// Changed bytes are still written over what is stored.
+	write(t, root, "kettle.md", "# Kettle\nDescale the kettle weekly.\n")
+	if err := late.syncPath(ctx, "kettle.md", stale, &res); err != nil || res.Added != 1 {
+		t.Fatalf("changed note: %+v, %v", res, err)
+	}
+	if pending, _, _ := r.Store.PendingCount(ctx, emb.Info().ID); pending == 0 {
+		t.Fatal("the changed note kept the old vectors")
+	}
+}
