@@ -75,6 +75,8 @@ type quantizeStats struct {
 	Weights    int // weight matrices quantized
 	FloatBytes int // bytes of float32 weights replaced
 	Int8Bytes  int // bytes of int8 weights and scales written
+	Biases     int // bias Adds folded into the int8 MatMuls
+	Gelus      int // exact GELUs written as one Gelu node
 }
 
 // weightRange is the int8 range the weights are scaled into. Without
@@ -256,6 +258,12 @@ func floatBytes(v []float32) []byte {
 // as pieces to write out in order. A model with none (or one already
 // quantized) comes back unchanged with zero stats.
 func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, error) {
+	return quantizeGraphFusing(model, limit, true)
+}
+
+// quantizeGraphFusing is quantizeGraph with the fusions of fuse.go on or
+// off (off: for comparing the two in tests and benchmarks).
+func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, quantizeStats, error) {
 	var st quantizeStats
 	top, err := fields(model)
 	if err != nil {
@@ -307,12 +315,8 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 			declared[firstString(v, valueInfoName)] = true
 		}
 	}
-	type nodeInfo struct {
-		fs     []field
-		op     string
-		inputs []string
-	}
 	nodes := map[int]nodeInfo{}
+	producer, readers := map[string]int{}, map[string][]int{}
 	asWeight := map[string]int{} // uses as a MatMul weight
 	uses := map[string]int{}     // uses anywhere
 	for i, f := range graph {
@@ -323,14 +327,16 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 		if err != nil {
 			return nil, st, err
 		}
-		n := nodeInfo{fs: fs, op: firstString(fs, nodeOpType), inputs: stringsOf(fs, nodeInput)}
+		n := nodeInfo{fs: fs, op: firstString(fs, nodeOpType), domain: firstString(fs, nodeDomain), inputs: stringsOf(fs, nodeInput), outputs: stringsOf(fs, nodeOutput)}
 		nodes[i] = n
 		for _, in := range n.inputs {
 			uses[in]++
 			names[in] = true
+			readers[in] = append(readers[in], i)
 		}
-		for _, out := range stringsOf(fs, nodeOutput) {
+		for _, out := range n.outputs {
 			names[out] = true
+			producer[out] = i
 		}
 		if n.op == "DynamicQuantizeMatMul" || n.op == "MatMulInteger" {
 			return unchanged, quantizeStats{}, nil // already quantized
@@ -349,7 +355,7 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 				}
 			}
 		}
-		if n.op == "MatMul" && firstString(fs, nodeDomain) == "" && len(n.inputs) == 2 {
+		if n.op == "MatMul" && n.domain == "" && len(n.inputs) == 2 {
 			asWeight[n.inputs[1]]++
 		}
 	}
@@ -364,6 +370,8 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 	}
 	weights := slices.Sorted(maps.Keys(asWeight)) // the same bytes every run
 	quantized := map[string][3]string{}           // weight -> its int8, scale and zero point
+	columns := map[string]int{}                   // weight -> its output columns
+	initFields := map[string][]field{}
 	var added [][]byte
 	for _, name := range weights {
 		i, ok := inits[name]
@@ -381,13 +389,51 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 			tensorProto(as[0], onnxInt8, []int64{int64(m.rows), int64(m.cols)}, q),
 			tensorProto(as[1], onnxFloat, []int64{int64(m.cols)}, floatBytes(scales)),
 			tensorProto(as[2], onnxInt8, []int64{int64(m.cols)}, make([]byte, m.cols)))
-		quantized[name] = as
+		quantized[name], columns[name] = as, m.cols
 		st.Weights++
 		st.FloatBytes += len(m.raw)
 		st.Int8Bytes += len(q) + 5*m.cols
 	}
 	if st.Weights == 0 {
 		return net.Buffers{model}, quantizeStats{}, nil
+	}
+
+	// Fusions (fuse.go): node index -> what it becomes (nil: dropped).
+	for name, i := range inits {
+		if t, err := fields(graph[i].val); err == nil {
+			initFields[name] = t
+		}
+	}
+	gn := &graphNodes{nodes: nodes, producer: producer, readers: readers, inits: initFields, declared: declared}
+	rewritten := map[int][]byte{}
+	type fusedMatMul struct{ bias, out string }
+	fused := map[int]fusedMatMul{}
+	for i, n := range nodes {
+		if !fuse || n.op != "MatMul" || n.domain != "" || len(n.inputs) != 2 || len(n.outputs) != 1 {
+			continue
+		}
+		if _, ok := quantized[n.inputs[1]]; !ok {
+			continue
+		}
+		if add, bias, out, ok := gn.foldBias(i, columns[n.inputs[1]]); ok {
+			fused[i] = fusedMatMul{bias, out}
+			rewritten[add] = nil
+			st.Biases++
+		}
+	}
+	for _, e := range slices.Sorted(maps.Keys(nodes)) {
+		if !fuse {
+			break
+		}
+		span, x, out, ok := gn.gelu(e, rewritten)
+		if !ok {
+			continue
+		}
+		for _, n := range span {
+			rewritten[n] = nil
+		}
+		rewritten[e] = geluNode(x, out, firstString(nodes[e].fs, nodeName))
+		st.Gelus++
 	}
 
 	// The output is a list of pieces, most of them slices of model itself:
@@ -402,6 +448,12 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 				continue
 			}
 		}
+		if b, ok := rewritten[i]; ok {
+			if b != nil {
+				add(b)
+			}
+			continue
+		}
 		n, isNode := nodes[i]
 		var as [3]string
 		ok := false
@@ -413,10 +465,14 @@ func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, err
 			continue
 		}
 		var node []byte
-		for _, in := range []string{n.inputs[0], as[0], as[1], as[2]} {
+		ins, outs := []string{n.inputs[0], as[0], as[1], as[2]}, n.outputs
+		if f, ok := fused[i]; ok {
+			ins, outs = append(ins, f.bias), []string{f.out}
+		}
+		for _, in := range ins {
 			node = appendString(node, nodeInput, in)
 		}
-		for _, out := range stringsOf(n.fs, nodeOutput) {
+		for _, out := range outs {
 			node = appendString(node, nodeOutput, out)
 		}
 		if name := firstString(n.fs, nodeName); name != "" { // node names are optional; unnamed ones stay so
@@ -462,7 +518,7 @@ var quantize = quantizeGraph
 
 // quantizeFormat names this quantizer's output; a change to what it writes
 // changes the name, so an old cached graph is never reused.
-const quantizeFormat = "dqmm-col-v2"
+const quantizeFormat = "dqmm-col-v3"
 
 // int8Graph returns the path of an int8 copy of the graph at src, written
 // into cacheDir under a name derived from the source file (path, size,

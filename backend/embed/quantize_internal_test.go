@@ -3,6 +3,7 @@ package embed
 import (
 	"bytes"
 	"context"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -107,4 +108,52 @@ func statTime(t *testing.T, p string) time.Time {
 		t.Fatal(err)
 	}
 	return fi.ModTime()
+}
+
+// The int8 copy folds every projection's bias into its int8 MatMul and
+// writes every exact GELU as one Gelu node, in both ways an export writes
+// GELU, and scores exactly as the copy without those fusions does.
+func TestInt8FusionsKeepTheScores(t *testing.T) {
+	passages := []string{"tomato plants need full sun", "which plants", "sun", "need plants tomato"}
+	for _, torch := range []bool{false, true} {
+		dir := t.TempDir()
+		spec := embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 32, Layers: 2, Heads: 4, FFN: 64,
+			Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 9, Std: 0.2, TorchGELU: torch}
+		if err := embedtest.WriteBERT(dir, spec); err != nil {
+			t.Fatal(err)
+		}
+		model, err := os.ReadFile(filepath.Join(dir, "onnx", "model.onnx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := quantizeGraph(model, 127)
+		if err != nil || st.MatMuls == 0 || st.Biases != st.MatMuls || st.Gelus != spec.Layers {
+			t.Fatalf("torch GELU %v: %+v (%v); want every bias folded and %d GELUs", torch, st, err, spec.Layers)
+		}
+		scores := func(fuse bool) []float64 {
+			quantize = func(m []byte, limit float64) (net.Buffers, quantizeStats, error) {
+				return quantizeGraphFusing(m, limit, fuse)
+			}
+			defer func() { quantize = quantizeGraph }()
+			rt := ortRuntimeWith(t, RuntimeOptions{CacheDir: t.TempDir()})
+			r, err := rt.RerankerWith(RerankerOptions{Dir: dir, Int8: true})
+			if err != nil || r.Detail() == "float32" {
+				t.Fatalf("int8 reranker (fuse %v): %v, %q", fuse, err, r.Detail())
+			}
+			s, err := r.Rerank(context.Background(), "which plants need sun", passages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		plain, fused := scores(false), scores(true)
+		for i := range plain {
+			if math.Abs(plain[i]-fused[i]) > 1e-5 {
+				t.Fatalf("torch GELU %v: fused scores %v, unfused %v", torch, fused, plain)
+			}
+		}
+		if slices.Max(plain)-slices.Min(plain) < 1e-3 {
+			t.Fatalf("the scores %v do not depend on the passage: the comparison proves nothing", plain)
+		}
+	}
 }

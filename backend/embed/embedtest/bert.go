@@ -27,6 +27,10 @@ type BERT struct {
 	// Std is the weights' standard deviation; 0 means BERT's 0.02. Larger
 	// values make a small model's outputs depend more on the whole text.
 	Std float64
+	// TorchGELU writes GELU as torch.onnx exports it (x·(1 + erf(x/√2))·½,
+	// dividing by √2) instead of ½x·(1 + erf(x·(1/√2))): the int8 copy's
+	// fusion has to find both.
+	TorchGELU bool
 }
 
 // BGESmallShape and MiniLMRerankerShape are the sizes of Jarvis's default
@@ -161,7 +165,7 @@ func (b *bertBuilder) encoder(vocabSize int64) string {
 	h := int64(s.Hidden)
 	scalar := func(name string, x float32) string { return b.floats(name, nil, []float32{x}) }
 	one, half := scalar("one", 1), scalar("half", 0.5)
-	invSqrt2 := scalar("inv_sqrt2", float32(1/math.Sqrt2))
+	invSqrt2, sqrt2 := scalar("inv_sqrt2", float32(1/math.Sqrt2)), scalar("sqrt2", math.Sqrt2)
 	scale := scalar("attention_scale", float32(1/math.Sqrt(float64(s.Hidden/s.Heads))))
 	lowest := scalar("lowest", -math.MaxFloat32)
 	headsShape := b.ints("heads_shape", 0, 0, int64(s.Heads), int64(s.Hidden/s.Heads))
@@ -193,7 +197,12 @@ func (b *bertBuilder) encoder(vocabSize int64) string {
 		x = b.layerNorm(b.op("Add", []string{b.dense(ctx, p+"attention.output.dense", s.Hidden, s.Hidden), x}), p+"attention.output.LayerNorm")
 		// GELU, exact: x/2 · (1 + erf(x/√2)).
 		inner := b.dense(x, p+"intermediate.dense", s.Hidden, s.FFN)
-		gelu := b.op("Mul", []string{b.op("Mul", []string{inner, half}), b.op("Add", []string{b.op("Erf", []string{b.op("Mul", []string{inner, invSqrt2})}), one})})
+		var gelu string
+		if s.TorchGELU {
+			gelu = b.op("Mul", []string{b.op("Mul", []string{inner, b.op("Add", []string{b.op("Erf", []string{b.op("Div", []string{inner, sqrt2})}), one})}), half})
+		} else {
+			gelu = b.op("Mul", []string{b.op("Mul", []string{inner, half}), b.op("Add", []string{b.op("Erf", []string{b.op("Mul", []string{inner, invSqrt2})}), one})})
+		}
 		x = b.layerNorm(b.op("Add", []string{b.dense(gelu, p+"output.dense", s.FFN, s.Hidden), x}), p+"output.LayerNorm")
 	}
 	return x
