@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -94,7 +95,11 @@ func (c *conn) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mc
 		return nil, AskOut{}, err
 	}
 	step := progress(ctx, req)
-	var final, reply *chat.Event
+	// A task that reaches the tool-call limit may go on by itself
+	// ([chat] auto_continue): each part ends in a reply, and the answer is
+	// all of them.
+	var final *chat.Event
+	var parts []chat.Event
 	done, err := c.a.Runner.Start(ctx, s, q, func(e chat.Event) {
 		switch e.Kind {
 		case chat.EventDelta:
@@ -108,7 +113,7 @@ func (c *conn) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mc
 				_ = c.a.Confirm.Answer(token, false) // the token is the runner's own, just issued
 			}
 		case chat.EventReply:
-			reply = &e
+			parts = append(parts, e)
 		default:
 			final = &e
 		}
@@ -124,29 +129,41 @@ func (c *conn) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mc
 		<-done
 		return nil, AskOut{}, errs.Wrap(errs.Cancelled, op, ctx.Err())
 	}
-	if reply == nil {
+	if len(parts) == 0 {
 		msg := "no answer"
 		if final != nil {
 			msg = final.Text
 		}
 		return nil, AskOut{}, errs.New(errs.LLM, op, "%s", c.redact(msg))
 	}
-	data, _ := reply.Data.(map[string]any)
-	if data["refused"] == true {
-		return nil, AskOut{}, errs.New(errs.LLM, op, "%v", data["notice"])
+	last, _ := parts[len(parts)-1].Data.(map[string]any)
+	if last["refused"] == true {
+		return nil, AskOut{}, errs.New(errs.LLM, op, "%v", last["notice"])
 	}
-	out := AskOut{Answer: c.redact(reply.Text), Citations: []Cited{}, SessionID: s.ID, Model: s.ModelSpec()}
-	out.Offline, _ = data["offline"].(bool)
-	out.Notice, _ = data["notice"].(string)
+	out := AskOut{Citations: []Cited{}, SessionID: s.ID, Model: s.ModelSpec()}
+	out.Offline, _ = last["offline"].(bool)
+	out.Notice, _ = last["notice"].(string)
 	rec := callOf(ctx)
-	cites, _ := data["citations"].([]kbtools.Citation)
-	for _, ct := range cites {
-		rec.Add(ct)
-		out.Citations = append(out.Citations, Cited{Source: ct.Source, URI: ResourceURI(ct.Source), Title: c.redact(ct.Title), Page: ct.Page})
+	texts := make([]string, 0, len(parts))
+	cited := map[string]bool{}
+	for _, p := range parts {
+		data, _ := p.Data.(map[string]any)
+		if t := strings.TrimSpace(p.Text); t != "" {
+			texts = append(texts, c.redact(t))
+		}
+		cites, _ := data["citations"].([]kbtools.Citation)
+		for _, ct := range cites {
+			if key := fmt.Sprintf("%s#%d", ct.Source, ct.Page); !cited[key] { // a later part carries the evidence of the earlier ones
+				cited[key] = true
+				rec.Add(ct)
+				out.Citations = append(out.Citations, Cited{Source: ct.Source, URI: ResourceURI(ct.Source), Title: c.redact(ct.Title), Page: ct.Page})
+			}
+		}
+		if priv, _ := data["private"].(bool); priv {
+			rec.MarkPrivate()
+		}
 	}
-	if priv, _ := data["private"].(bool); priv {
-		rec.MarkPrivate()
-	}
+	out.Answer = strings.Join(texts, "\n\n")
 	return nil, out, nil
 }
 

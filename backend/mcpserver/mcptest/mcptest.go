@@ -19,11 +19,16 @@ import (
 const Answer = "The grant paid for the compost bins [source: garden/compost.md]. See also [source: private/diary.md]."
 
 // Ollama speaks Ollama's /api/chat: it searches the knowledge base for
-// "grant" once, then answers with Answer. It keeps every request body,
+// "grant" once, then answers with Answer (or the next of Answers). It keeps every request body,
 // which is everything the model was shown.
 type Ollama struct {
-	mu     sync.Mutex
-	bodies [][]byte
+	// Answers, when set, are given in turn instead of Answer, one per
+	// answer (a task continued past the tool-call limit answers again).
+	Answers []string
+
+	mu      sync.Mutex
+	bodies  [][]byte
+	answers int
 }
 
 func (f *Ollama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,11 +42,21 @@ func (f *Ollama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	var req struct {
 		Messages []struct{ Role, Content string } `json:"messages"`
+		Tools    []json.RawMessage                `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
 	msg := map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"function": map[string]any{"name": "search_kb", "arguments": map[string]any{"query": "grant"}}}}}
-	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
-		msg = map[string]any{"role": "assistant", "content": Answer}
+	// It answers after a search result, and when no tools are offered (at
+	// the tool-call limit the model is asked to answer with what it has).
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" || len(req.Tools) == 0 {
+		f.mu.Lock()
+		answer := Answer
+		if f.answers < len(f.Answers) {
+			answer = f.Answers[f.answers]
+		}
+		f.answers++
+		f.mu.Unlock()
+		msg = map[string]any{"role": "assistant", "content": answer}
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	line, _ := json.Marshal(map[string]any{"model": "local:test", "message": msg, "done": false})
