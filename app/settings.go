@@ -75,6 +75,27 @@ func (s *Settings) SetResponseStyle(style string) error {
 	return nil
 }
 
+// AutoContinue is [chat] auto_continue: how many times in a row a task at
+// the tool-call limit goes on by itself before Continue is offered.
+func (s *Settings) AutoContinue() int {
+	s.core.turns.Lock()
+	defer s.core.turns.Unlock()
+	return s.core.cfg.Chat.AutoContinue
+}
+
+// SetAutoContinue writes [chat] auto_continue (0-3) and applies it from the
+// next time a task reaches the limit, a running one included.
+func (s *Settings) SetAutoContinue(n int) error {
+	s.core.turns.Lock()
+	defer s.core.turns.Unlock()
+	if err := config.SetIn(s.core.cfg.Home, "chat", "auto_continue", n); err != nil {
+		return err
+	}
+	s.core.cfg.Chat.AutoContinue = n
+	s.core.agent().Runner.SetAutoContinue(n)
+	return nil
+}
+
 // Prompts lists the three prompts with whether they differ from the default.
 func (s *Settings) Prompts() ([]prompts.Prompt, error) { return s.prompts.List() }
 

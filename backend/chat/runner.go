@@ -51,7 +51,8 @@ type Runner struct {
 	// AutoContinue is [chat] auto_continue: how many times in a row a
 	// task that reaches the tool-call limit goes on by itself, each time
 	// with the hand-off a Continue asks for, before the user is offered
-	// Continue. 0: always ask. A Stop ends the chain.
+	// Continue. 0: always ask. A Stop ends the chain. Set it before the
+	// first turn; SetAutoContinue changes it while turns run.
 	AutoContinue int
 	// CompactAfter and CompactKeep are [chat] compact_after_tokens and
 	// compact_keep_exchanges; CompactAfter 0 turns compaction off.
@@ -68,6 +69,20 @@ type Runner struct {
 
 	mu    gosync.Mutex
 	turns map[string]*turn
+}
+
+// SetAutoContinue changes AutoContinue (Settings); a turn that is running
+// uses the new value when it reaches the limit.
+func (r *Runner) SetAutoContinue(n int) {
+	r.mu.Lock()
+	r.AutoContinue = n
+	r.mu.Unlock()
+}
+
+func (r *Runner) autoContinue() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.AutoContinue
 }
 
 // turnKind is who began a turn: the user's message, the user's Continue,
@@ -481,10 +496,10 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) (more bo
 		s.Display = append(s.Display, DisplayItem{Role: "user", Text: message, At: now, Continued: t.kind.continued()},
 			DisplayItem{Role: "assistant", Text: reply, Citations: citations, Tools: tools, Withheld: withheld, At: now, Stop: stop, Notice: notice,
 				OwnKnowledge: own, NoEvidence: silent, Sent: sent})
-		n := autoContinues(s)
+		n, most := autoContinues(s), r.autoContinue()
 		// Not past the user's own cap on Continues either, and never
 		// under a model the session may no longer use.
-		more = stop == StopToolLimit && n < r.AutoContinue && CanContinue(s) && s.CheckResume(s.ModelSpec()) == nil
+		more = stop == StopToolLimit && n < most && CanContinue(s) && s.CheckResume(s.ModelSpec()) == nil
 		if r.History != nil && !t.offline { // search results are in the store already
 			// The turn's context is done; indexing must not be cut short by it.
 			if herr := r.History.Index(context.Background(), s); herr != nil {
@@ -499,7 +514,7 @@ func (r *Runner) finish(t *turn, s *Session, message string, o outcome) (more bo
 		t.send(EventReply, reply, map[string]any{"limit_hit": res.LimitHit, "citations": citations, "dropped_citations": dropped, "private": s.Private,
 			"stop": stop, "notice": notice, "offline": t.offline, "own_knowledge": own, "no_evidence": silent, "sent": sent, "continuing": more})
 		if more {
-			t.send(EventStatus, AutoContinueStatus(n+1, r.AutoContinue), map[string]any{"continuing": n + 1, "of": r.AutoContinue})
+			t.send(EventStatus, AutoContinueStatus(n+1, most), map[string]any{"continuing": n + 1, "of": most})
 		}
 		return more
 	case errs.Is(err, errs.Privacy):
