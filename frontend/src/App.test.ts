@@ -42,6 +42,13 @@ beforeEach(() => {
 })
 afterEach(() => cleanup())
 
+/** Renders the window over w, opens chat a and returns its message box. */
+async function openChat(w: ReturnType<typeof world>) {
+  render(App, { props: { backend: w.backend } })
+  await fireEvent.click(await screen.findByText('Chat a'))
+  return (await screen.findByLabelText('Message')) as HTMLTextAreaElement
+}
+
 describe('App shell', () => {
   it('renders the header with the configured model and the session list', async () => {
     render(App, { props: { backend: world().backend } })
@@ -65,9 +72,7 @@ describe('App shell', () => {
 describe('a turn', () => {
   it('streams tool events in order, asks before deleting, and shows cited replies', async () => {
     const w = world()
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
-    const box = (await screen.findByLabelText('Message')) as HTMLTextAreaElement
+    const box = await openChat(w)
     await fireEvent.input(box, { target: { value: 'water the tomatoes?' } })
     await fireEvent.click(screen.getByText('Send'))
     expect(w.called('Chat.Send')[0].args).toEqual(['a', 'water the tomatoes?'])
@@ -110,9 +115,7 @@ describe('a turn', () => {
 
   it('Stop returns the composer at once with the question, and input drafts are per session', async () => {
     const w = world()
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
-    const box = (await screen.findByLabelText('Message')) as HTMLTextAreaElement
+    const box = await openChat(w)
     await fireEvent.input(box, { target: { value: 'a long question' } })
     await fireEvent.click(screen.getByText('Send'))
     await fireEvent.click(await screen.findByText('Stop'))
@@ -172,6 +175,7 @@ describe('library and settings', () => {
   it('reverts a prompt to its default', async () => {
     const w = world({
       'Settings.ResponseStyle': () => 'Be brief.',
+      'Settings.AutoContinue': () => 1,
       'Settings.Summary': () => ['provider: ollama'],
       'Settings.Prompts': () => [{ name: 'system_prompt', text: 'edited text', modified: true }],
       'Settings.ResetPrompt': () => 'the default text',
@@ -202,12 +206,6 @@ describe('review helpers', () => {
 })
 
 describe('the window as a daily tool', () => {
-  async function openChat(w: ReturnType<typeof world>) {
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
-    return (await screen.findByLabelText('Message')) as HTMLTextAreaElement
-  }
-
   it('Enter sends, Shift+Enter does not, and a double-click on Send does not stop the answer', async () => {
     const w = world()
     const box = await openChat(w)
@@ -293,6 +291,7 @@ describe('the window as a daily tool', () => {
   it('an edited prompt survives switching prompts and views until it is saved', async () => {
     const w = world({
       'Settings.ResponseStyle': () => '',
+      'Settings.AutoContinue': () => 1,
       'Settings.Summary': () => [],
       'Settings.Prompts': () => [{ name: 'system_prompt', text: 'system', modified: false }, { name: 'summary', text: 'summary text', modified: false }],
       'Settings.SavePrompt': () => null,
@@ -317,6 +316,7 @@ describe('the window as a daily tool', () => {
   it('names each prompt by its title and says what it is for', async () => {
     const w = world({
       'Settings.ResponseStyle': () => '',
+      'Settings.AutoContinue': () => 1,
       'Settings.Summary': () => [],
       'Settings.Prompts': () => [
         { name: 'system_prompt', title: 'Assistant instructions', description: 'Sent at the start of every chat.', text: 'system', modified: false },

@@ -14,6 +14,7 @@ function settings(ocr: OCRView) {
     'Setup.RecommendedModels': () => [],
     'Library.Ops': () => [],
     'Settings.ResponseStyle': () => '',
+    'Settings.AutoContinue': () => 1,
     'Settings.Summary': () => ['ocr: true (languages: eng+deu)'],
     'Settings.Prompts': () => [{ name: 'system_prompt', text: 'system', modified: false }],
     'Settings.Models': () => [],

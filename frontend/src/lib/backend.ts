@@ -157,6 +157,9 @@ export interface Backend {
   ocr(): Promise<T.OCRView>
   responseStyle(): Promise<string>
   setResponseStyle(s: string): Promise<void>
+  /** [chat] auto_continue: how many times a task at the tool-call limit goes on by itself (0-3). */
+  autoContinue(): Promise<number>
+  setAutoContinue(n: number): Promise<void>
   prompts(): Promise<T.Prompt[]>
   memory(): Promise<T.MemoryFact[]>
   addMemory(text: string, priv: boolean): Promise<T.MemoryFact>
@@ -278,6 +281,8 @@ export function backendOver(t: Transport): Backend {
     ocr: () => c('Settings', 'OCR'),
     responseStyle: () => c('Settings', 'ResponseStyle'),
     setResponseStyle: (s) => c('Settings', 'SetResponseStyle', s),
+    autoContinue: () => c('Settings', 'AutoContinue'),
+    setAutoContinue: (n) => c('Settings', 'SetAutoContinue', n),
     prompts: () => c('Settings', 'Prompts'),
     memory: () => c('Settings', 'Memory'),
     addMemory: (text, priv) => c('Settings', 'AddMemory', text, priv),
