@@ -40,17 +40,27 @@ func (l *Library) Add(path string, fullText, private bool, password string) (str
 		} else if mode == ingest.Summary {
 			return "", errs.WithHint(err, "add it as full text, or configure a model")
 		}
-		step := 0
+		// Progress is the stages done (of 3) until pages are recognised,
+		// then page k of n; the stages after the pages carry no count, so
+		// the bar never runs back from a full page count to 2 of 3.
+		step, paged := 0, false
 		// A file that resolves into a private vault folder is private
 		// whatever is asked; private marks a note from elsewhere private too.
 		adder := ag.Engine.Adder(model)
 		adder.Opts.Progress = func(p pdf.Progress) {
 			if p.OCR {
+				paged = true
 				report(fmt.Sprintf("recognising page %d of %d (OCR)", p.Page, p.Pages), p.Page, p.Pages)
 			}
 		}
 		res, err := adder.Add(ctx, ingest.AddRequest{Path: path, Private: private, Paper: ingest.Paper{Mode: mode, Password: password},
-			Report: func(stage string) { step++; report(stage, step, 3) }})
+			Report: func(stage string) {
+				if step++; paged {
+					report(stage, 0, 0)
+				} else {
+					report(stage, step-1, 3)
+				}
+			}})
 		if err != nil {
 			return "", err
 		}
