@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,15 +17,7 @@ import (
 // is on them), copied to name in a fresh directory.
 func blankScan(t *testing.T, n int, name string) string {
 	t.Helper()
-	var pages []pdftest.ScanPage
-	for range n {
-		img := image.NewGray(image.Rect(0, 0, 60, 60))
-		for i := range img.Pix {
-			img.Pix[i] = 0xff
-		}
-		pages = append(pages, pdftest.ScanPage{Image: img, Width: 144, Height: 144})
-	}
-	data, err := os.ReadFile(pdftest.Scan(t, pages...))
+	data, err := os.ReadFile(pdftest.Scan(t, pdftest.BlankPages(n, 60, 60, 144, 144)...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,13 +151,36 @@ func (b *Bridge) call(req callRequest) (any, error) {
 	return result, nil
 }
 
+// decodeBody reads the request's JSON body into v; a body that is not
+// JSON of v's shape is answered 400 and decodeBody says false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// record serves a POST whose JSON body is one more of *entries (the
+// runtime calls, the dialog answers), appended under b.mu.
+func record[T any](b *Bridge, entries *[]T) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var v T
+		if !decodeBody(w, r, &v) {
+			return
+		}
+		b.mu.Lock()
+		*entries = append(*entries, v)
+		b.mu.Unlock()
+	}
+}
+
 // Handler serves the bridge and the frontend files.
 func (b *Bridge) Handler(frontend fs.FS) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /bridge/call", func(w http.ResponseWriter, r *http.Request) {
 		var req callRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		if !decodeBody(w, r, &req) {
 			return
 		}
 		res, err := b.call(req)
@@ -169,16 +192,7 @@ func (b *Bridge) Handler(frontend fs.FS) http.Handler {
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"result": res})
 	})
-	mux.HandleFunc("POST /bridge/runtime", func(w http.ResponseWriter, r *http.Request) {
-		var c RuntimeCall
-		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		b.mu.Lock()
-		b.runtime = append(b.runtime, c)
-		b.mu.Unlock()
-	})
+	mux.HandleFunc("POST /bridge/runtime", record(b, &b.runtime))
 	mux.HandleFunc("GET /bridge/runtime", func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
 		calls := append([]RuntimeCall{}, b.runtime...)
@@ -186,16 +200,7 @@ func (b *Bridge) Handler(frontend fs.FS) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(calls)
 	})
-	mux.HandleFunc("POST /bridge/dialog", func(w http.ResponseWriter, r *http.Request) {
-		var paths []string
-		if err := json.NewDecoder(r.Body).Decode(&paths); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		b.mu.Lock()
-		b.dialogs = append(b.dialogs, paths)
-		b.mu.Unlock()
-	})
+	mux.HandleFunc("POST /bridge/dialog", record(b, &b.dialogs))
 	mux.HandleFunc("GET /bridge/events", func(w http.ResponseWriter, r *http.Request) {
 		fl, ok := w.(http.Flusher)
 		if !ok {

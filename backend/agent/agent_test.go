@@ -16,18 +16,31 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
 
-// Starting the agent puts every prompt on disk, before any turn needs one,
-// so a user can edit them in any editor from the first launch.
-func TestStartSeedsEveryPrompt(t *testing.T) {
+// startAgent starts an agent over a fresh data directory (JARVIS_HOME in
+// a temporary directory) and an empty environment; configure, if not nil,
+// first points the configuration at a test's fake servers. The caller
+// closes the agent.
+func startAgent(t *testing.T, configure func(*config.Config)) (*agent.Agent, *config.Config) {
+	t.Helper()
 	t.Setenv("JARVIS_HOME", t.TempDir())
 	cfg, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if configure != nil {
+		configure(cfg)
+	}
 	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ag, cfg
+}
+
+// Starting the agent puts every prompt on disk, before any turn needs one,
+// so a user can edit them in any editor from the first launch.
+func TestStartSeedsEveryPrompt(t *testing.T) {
+	ag, cfg := startAgent(t, nil)
 	defer ag.Close()
 	for _, n := range prompts.Names {
 		if _, err := os.Stat(filepath.Join(cfg.PromptsDir(), n+".md")); err != nil {
@@ -42,20 +55,13 @@ func TestStartSeedsEveryPrompt(t *testing.T) {
 // session that is private already. "remember" saves from a private session
 // as private.
 func TestMemoryReachesTheNextSessionAndPrivateFactsStayLocal(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cloud, local := &fakeCloud{}, &fakeOllama{}
 	cloudSrv, localSrv := httptest.NewServer(cloud), httptest.NewServer(local)
 	defer cloudSrv.Close()
 	defer localSrv.Close()
-	cfg.Anthropic.BaseURL, cfg.Anthropic.APIKey, cfg.Chat.OllamaURL = cloudSrv.URL, apiKey, localSrv.URL
-	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ag, _ := startAgent(t, func(cfg *config.Config) {
+		cfg.Anthropic.BaseURL, cfg.Anthropic.APIKey, cfg.Chat.OllamaURL = cloudSrv.URL, apiKey, localSrv.URL
+	})
 	defer ag.Close()
 	ask := func(s *chat.Session, message string) {
 		t.Helper()
@@ -110,19 +116,10 @@ func TestMemoryReachesTheNextSessionAndPrivateFactsStayLocal(t *testing.T) {
 // it gets back says why and to ask the user. Asked ("remember that…"),
 // the same call saves. Saving from Settings needs no such message.
 func TestTheModelSavesAMemoryOnlyWhenTheUserAsked(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cloud := &fakeCloud{}
 	srv := httptest.NewServer(cloud)
 	defer srv.Close()
-	cfg.Anthropic.BaseURL, cfg.Anthropic.APIKey = srv.URL, apiKey
-	ag, err := agent.New(cfg, agent.Options{Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ag, _ := startAgent(t, func(cfg *config.Config) { cfg.Anthropic.BaseURL, cfg.Anthropic.APIKey = srv.URL, apiKey })
 	defer ag.Close()
 	ask := func(message string) ([][]byte, []chat.Event) {
 		t.Helper()

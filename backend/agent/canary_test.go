@@ -591,6 +591,21 @@ func TestCanaryMatrixCoversEveryTool(t *testing.T) {
 	}
 }
 
+// probeTurn runs probe p as the first turn of a new session on the model
+// spec, whose fake model makes the (expanded) call; both canary tests
+// start each probe so.
+func (w *world) probeTurn(p call, model *script, spec string) (call, *chat.Session) {
+	w.t.Helper()
+	w.beforeProbe(p)
+	c := w.expand(p)
+	model.expect(&c)
+	s := w.ag.Sessions.New(llm.ParseSpec(spec), false)
+	if err := w.turn(s); err != nil {
+		w.t.Fatalf("%s %v: %v", p.Tool, p.Args, err)
+	}
+	return c, s
+}
+
 // A fresh cloud session calls each tool once per probe.
 func TestCanaryFreshCloudSession(t *testing.T) {
 	emb, rr := models(t)
@@ -598,13 +613,7 @@ func TestCanaryFreshCloudSession(t *testing.T) {
 	for _, p := range probes() {
 		var got [2]string
 		for i, w := range []*world{with, without} {
-			w.beforeProbe(p)
-			c := w.expand(p)
-			w.cloud.expect(&c)
-			s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
-			if err := w.turn(s); err != nil {
-				t.Fatalf("%s %v: %v", p.Tool, p.Args, err)
-			}
+			c, s := w.probeTurn(p, &w.cloud.script, cloudSpec)
 			bodies := w.cloud.seen()
 			// The turn must go on to the model with the tool's result: a
 			// turn that stops is a signal the provider sees too.
@@ -640,13 +649,7 @@ func TestCanaryLocalSessionThenSwitch(t *testing.T) {
 		var got [2]string
 		var switched, kept [2]bool
 		for i, w := range []*world{with, without} {
-			w.beforeProbe(p)
-			c := w.expand(p)
-			w.local.expect(&c)
-			s := w.ag.Sessions.New(llm.ParseSpec(localSpec), false)
-			if err := w.turn(s); err != nil {
-				t.Fatalf("%s %v: %v", p.Tool, p.Args, err)
-			}
+			c, s := w.probeTurn(p, &w.local.script, localSpec)
 			// A local turn a privacy refusal stopped keeps nothing, so the
 			// session carries nothing of it to compare.
 			kept[i] = len(s.Messages) > 0

@@ -23,19 +23,25 @@ type call struct {
 // for the planned tool call once, then ends the turn; it keeps every
 // request body it was sent, byte for byte, which is what a provider sees.
 type fakeCloud struct {
+	script
+}
+
+// script is what both fakes keep: the tool call planned for the next
+// turn and every request body sent to them, under one lock.
+type script struct {
 	mu     sync.Mutex
 	plan   *call
 	bodies [][]byte
 }
 
-func (f *fakeCloud) expect(c *call) {
+func (f *script) expect(c *call) {
 	f.mu.Lock()
 	f.plan, f.bodies = c, nil
 	f.mu.Unlock()
 }
 
 // planned is the tool the next turn's call is to, "" for none.
-func (f *fakeCloud) planned() string {
+func (f *script) planned() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.plan == nil {
@@ -44,7 +50,7 @@ func (f *fakeCloud) planned() string {
 	return f.plan.Tool
 }
 
-func (f *fakeCloud) seen() [][]byte {
+func (f *script) seen() [][]byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([][]byte(nil), f.bodies...)
@@ -87,32 +93,8 @@ func (f *fakeCloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // a local model that launders whatever it was shown into its reply, and so
 // into the transcript and the chat history.
 type fakeOllama struct {
-	mu     sync.Mutex
-	plan   *call
-	last   call // the call it made last
-	bodies [][]byte
-}
-
-func (f *fakeOllama) expect(c *call) {
-	f.mu.Lock()
-	f.plan, f.bodies = c, nil
-	f.mu.Unlock()
-}
-
-// planned is the tool the next turn's call is to, "" for none.
-func (f *fakeOllama) planned() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.plan == nil {
-		return ""
-	}
-	return f.plan.Tool
-}
-
-func (f *fakeOllama) seen() [][]byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([][]byte(nil), f.bodies...)
+	script
+	last call // the call it made last
 }
 
 func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -37,18 +37,26 @@ func keys(r ledger.Record) []string {
 	return out
 }
 
+// cloudTurn runs one turn of a new cloud session in a public world whose
+// model first makes the call c; the records of that turn are the test's.
+func cloudTurn(t *testing.T, c *call) (*world, *chat.Session) {
+	t.Helper()
+	emb, _ := models(t)
+	w := newWorld(t, false, emb, "")
+	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
+	w.cloud.expect(c)
+	if err := w.turn(s); err != nil {
+		t.Fatal(err)
+	}
+	return w, s
+}
+
 // The records of a cloud turn name its session and, request by request,
 // the documents whose text that request carried: none before the search,
 // the found note after it and in every later turn (the transcript keeps
 // the text). A compaction is a record of its own with the same sources.
 func TestEveryRequestOfACloudTurnIsRecordedWithTheDocumentsItCarried(t *testing.T) {
-	emb, _ := models(t)
-	w := newWorld(t, false, emb, "")
-	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
-	w.cloud.expect(&call{Tool: "search_kb", Args: map[string]any{"query": "tomato plants full sun"}})
-	if err := w.turn(s); err != nil {
-		t.Fatal(err)
-	}
+	w, s := cloudTurn(t, &call{Tool: "search_kb", Args: map[string]any{"query": "tomato plants full sun"}})
 	rs := cloudRecords(t, w, ledger.Filter{Session: s.ID})
 	if len(rs) != 2 {
 		t.Fatalf("%d records for a turn of two requests", len(rs))
@@ -91,13 +99,7 @@ func TestEveryRequestOfACloudTurnIsRecordedWithTheDocumentsItCarried(t *testing.
 // documents are in the request all the same: the record names them (and
 // no private one).
 func TestAListingsDocumentsAreRecordedAsCarried(t *testing.T) {
-	emb, _ := models(t)
-	w := newWorld(t, false, emb, "")
-	s := w.ag.Sessions.New(llm.ParseSpec(cloudSpec), false)
-	w.cloud.expect(&call{Tool: "list_documents", Args: map[string]any{"kind": "notes"}})
-	if err := w.turn(s); err != nil {
-		t.Fatal(err)
-	}
+	w, s := cloudTurn(t, &call{Tool: "list_documents", Args: map[string]any{"kind": "notes"}})
 	rs := cloudRecords(t, w, ledger.Filter{Session: s.ID})
 	if len(rs) != 2 || !slices.Contains(keys(rs[1]), "garden/tomatoes.md") {
 		t.Fatalf("the request after the listing must name what it listed: %d records, %v", len(rs), keys(rs[len(rs)-1]))

@@ -66,12 +66,7 @@ func TestCompactionKeepsRecentTurnsOnABoundary(t *testing.T) {
 	keptFrom := s.TurnStarts[3]
 	kept := append([]llm.Message(nil), s.Messages[keptFrom:]...)
 	display := len(s.Display)
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "next", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	rec := runTurnToEnd(t, r, s, "next")
 	if rec.kinds() != "status,status,reply" || rec.events[0].Text != "compacting" || rec.events[1].Text != "thinking" {
 		t.Fatalf("events %s %+v", rec.kinds(), rec.events)
 	}

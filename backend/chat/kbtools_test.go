@@ -344,12 +344,7 @@ func TestReplyCitationsAreASubsetOfEvidence(t *testing.T) {
 		return llm.TurnResult{Messages: []llm.Message{llm.Text(llm.RoleAssistant, reply)}, Reply: reply}, nil
 	})
 	r.Tools = f.tools
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "how to water tomatoes?", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	rec := runTurnToEnd(t, r, s, "how to water tomatoes?")
 	last := s.Display[len(s.Display)-1]
 	if len(last.Tools) != 1 || !strings.HasPrefix(last.Tools[0], "searched") {
 		t.Fatalf("tool notes kept with the reply: %v", last.Tools)

@@ -24,24 +24,25 @@ func refusedURL(t *testing.T) string {
 	return "http://" + addr
 }
 
+// offlineRunner is a runner over the knowledge-base fixture f whose model
+// comes from provider, with f's search-only answer as its fallback.
+func offlineRunner(t *testing.T, f *kbFixture, provider func(string) (llm.Provider, error)) (*Runner, *Sessions) {
+	t.Helper()
+	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
+	return &Runner{Sessions: st, Tools: f.tools, System: func(*Session) (string, error) { return "sys", nil },
+		Provider: provider, Offline: f.kb.OfflineAnswer}, st
+}
+
 // With no model reachable, a question still gets the best passages with
 // their citations, labelled as search results; the citations are real.
 func TestNoModelGivesACitedSearchOnlyAnswer(t *testing.T) {
 	f := newKB(t)
 	url := refusedURL(t)
-	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
-	r := &Runner{Sessions: st, Tools: f.tools, System: func(*Session) (string, error) { return "sys", nil },
-		Provider: func(spec string) (llm.Provider, error) {
-			return &llm.Ollama{BaseURL: url, ModelID: "m", Client: http.DefaultClient}, nil // the real client, refused
-		},
-		Offline: f.kb.OfflineAnswer}
+	r, st := offlineRunner(t, f, func(spec string) (llm.Provider, error) {
+		return &llm.Ollama{BaseURL: url, ModelID: "m", Client: http.DefaultClient}, nil // the real client, refused
+	})
 	s := st.New(llm.Spec{Provider: "ollama", Model: "m"}, false)
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "how do I water tomatoes?", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	rec := runTurnToEnd(t, r, s, "how do I water tomatoes?")
 	last := rec.events[len(rec.events)-1]
 	if last.Kind != EventReply {
 		t.Fatalf("events %s: %+v", rec.kinds(), last)
@@ -67,20 +68,11 @@ func TestNoModelGivesACitedSearchOnlyAnswer(t *testing.T) {
 // A cloud session without its key is answered from public notes only: the
 // transcript could reach the cloud model once the key is set.
 func TestSearchOnlyAnswerForACloudSessionShowsPublicNotesOnly(t *testing.T) {
-	f := newKB(t)
-	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
-	r := &Runner{Sessions: st, Tools: f.tools, System: func(*Session) (string, error) { return "sys", nil },
-		Provider: func(string) (llm.Provider, error) {
-			return nil, errs.WithHint(errs.New(errs.Invalid, "llm.MakeProvider", "no Anthropic API key"), "set ANTHROPIC_API_KEY")
-		},
-		Offline: f.kb.OfflineAnswer}
+	r, st := offlineRunner(t, newKB(t), func(string) (llm.Provider, error) {
+		return nil, errs.WithHint(errs.New(errs.Invalid, "llm.MakeProvider", "no Anthropic API key"), "set ANTHROPIC_API_KEY")
+	})
 	s := st.New(llm.Spec{Provider: "anthropic", Model: "claude"}, false)
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "tomato plants sun seedlings grant", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	rec := runTurnToEnd(t, r, s, "tomato plants sun seedlings grant")
 	reply := rec.events[len(rec.events)-1].Text
 	if !strings.Contains(reply, OfflineLabel) || !strings.Contains(reply, "no Anthropic API key") || !strings.Contains(reply, "tomatoes.md") {
 		t.Fatalf("reply:\n%s", reply)

@@ -57,6 +57,19 @@ func (r *recorder) kinds() string {
 	return strings.Join(k, ",")
 }
 
+// runTurnToEnd starts a turn of s with message and waits for it to end;
+// the recorder holds every event it sent.
+func runTurnToEnd(t *testing.T, r *Runner, s *Session, message string) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	done, err := r.Start(context.Background(), s, message, rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	return rec
+}
+
 func newRunner(t *testing.T, body func(context.Context, llm.TurnRequest) (llm.TurnResult, error)) (*Runner, *Session) {
 	st := &Sessions{Dir: filepath.Join(t.TempDir(), "s")}
 	r := &Runner{Sessions: st, Tools: noTools{},
@@ -70,12 +83,7 @@ func TestTurnCommitsReplyAndSaves(t *testing.T) {
 	r, s := newRunner(t, func(_ context.Context, req llm.TurnRequest) (llm.TurnResult, error) {
 		return llm.TurnResult{Messages: []llm.Message{llm.Text(llm.RoleAssistant, "answer")}, Reply: "answer"}, nil
 	})
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "question", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	rec := runTurnToEnd(t, r, s, "question")
 	if s.Title != "question" {
 		t.Fatalf("the first question names the session: %q", s.Title)
 	}
@@ -159,23 +167,32 @@ func TestPrivateSessionRefusesCloudResume(t *testing.T) {
 	}
 }
 
-func TestReplyTextStreamsAsDeltaEvents(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, part := range []string{"Tomatoes ", "like ", "sun."} {
-			fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":false}`+"\n", part)
-			w.(http.Flusher).Flush()
-		}
-		fmt.Fprintln(w, `{"message":{"role":"assistant","content":""},"done":true}`)
-	}))
-	defer srv.Close()
+// streamOllamaParts writes each part as one flushed, unfinished line of
+// Ollama's NDJSON chat stream, so the runner sees them arrive one by one.
+func streamOllamaParts(w http.ResponseWriter, parts ...string) {
+	for _, part := range parts {
+		fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":false}`+"\n", part)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// ollamaTurn runs one turn ("q") of a fresh runner against the fake
+// Ollama server srv, which it closes when the test ends, and waits for
+// the turn to end.
+func ollamaTurn(t *testing.T, srv *httptest.Server) (*Runner, *Session, *recorder) {
+	t.Helper()
+	t.Cleanup(srv.Close)
 	r, s := newRunner(t, nil)
 	r.Provider = func(string) (llm.Provider, error) { return &llm.Ollama{BaseURL: srv.URL, ModelID: "m"}, nil }
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "q", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	return r, s, runTurnToEnd(t, r, s, "q")
+}
+
+func TestReplyTextStreamsAsDeltaEvents(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		streamOllamaParts(w, "Tomatoes ", "like ", "sun.")
+		fmt.Fprintln(w, `{"message":{"role":"assistant","content":""},"done":true}`)
+	}))
+	_, _, rec := ollamaTurn(t, srv)
 	var live strings.Builder
 	for _, e := range rec.events {
 		if e.Kind == EventDelta {
@@ -189,24 +206,13 @@ func TestReplyTextStreamsAsDeltaEvents(t *testing.T) {
 
 func TestModelServerDyingMidAnswerKeepsThePartialAnswer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, part := range []string{"Water deeply ", "twice a week"} {
-			fmt.Fprintf(w, `{"message":{"role":"assistant","content":%q},"done":false}`+"\n", part)
-			w.(http.Flusher).Flush()
-		}
+		streamOllamaParts(w, "Water deeply ", "twice a week")
 		conn, _, err := w.(http.Hijacker).Hijack() // the server dies: no done line
 		if err == nil {
 			conn.Close()
 		}
 	}))
-	defer srv.Close()
-	r, s := newRunner(t, nil)
-	r.Provider = func(string) (llm.Provider, error) { return &llm.Ollama{BaseURL: srv.URL, ModelID: "m"}, nil }
-	rec := &recorder{}
-	done, err := r.Start(context.Background(), s, "q", rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	r, s, rec := ollamaTurn(t, srv)
 	saved, err := r.Sessions.Load(s.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -13,15 +13,8 @@ import (
 
 func runTurn(t *testing.T, r *Runner, s *Session, start func(func(Event)) (<-chan struct{}, error)) Event {
 	t.Helper()
-	rec := &recorder{}
-	done, err := start(rec.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-done
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return rec.events[len(rec.events)-1]
+	evs := events(t, start)
+	return evs[len(evs)-1]
 }
 
 // TestCutOffReplyIsLabelledAndContinues: a reply cut at the output limit

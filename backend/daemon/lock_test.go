@@ -53,17 +53,26 @@ func holdInOtherProcess(t *testing.T, home, which string) int {
 	return cmd.Process.Pid
 }
 
-func TestDigestRunsOncePerDataDirAcrossProcesses(t *testing.T) {
+// heldElsewhere is the configuration of a fresh data directory whose
+// which lock ("digest", "scheduler") another process holds, and that
+// process's pid.
+func heldElsewhere(t *testing.T, which string) (*config.Config, int) {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("JARVIS_HOME", home)
 	cfg, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := holdInOtherProcess(t, home, "digest")
+	pid := holdInOtherProcess(t, home, which)
+	return cfg, pid
+}
+
+func TestDigestRunsOncePerDataDirAcrossProcesses(t *testing.T) {
+	cfg, pid := heldElsewhere(t, "digest")
 	svc := &Services{Cfg: cfg, Getenv: func(string) string { return "" }}
 	defer svc.Close()
-	_, err = svc.RunDigest(context.Background(), DigestOptions{})
+	_, err := svc.RunDigest(context.Background(), DigestOptions{})
 	var held *fsutil.HeldError
 	if !errs.Is(err, errs.Conflict) || !errors.As(err, &held) || held.Holder.PID != pid {
 		t.Fatalf("a digest while another process runs one must be a conflict naming pid %d: %v", pid, err)
@@ -74,17 +83,11 @@ func TestDigestRunsOncePerDataDirAcrossProcesses(t *testing.T) {
 }
 
 func TestSecondSchedulerIsRefusedNamingTheFirst(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := holdInOtherProcess(t, home, "scheduler")
+	cfg, pid := heldElsewhere(t, "scheduler")
 	if h, running := SchedulerHolder(cfg); !running || h.PID != pid {
 		t.Fatalf("SchedulerHolder = %+v %v, want pid %d", h, running, pid)
 	}
-	_, err = LockScheduler(cfg)
+	_, err := LockScheduler(cfg)
 	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", pid)) {
 		t.Fatalf("want a conflict naming pid %d: %v", pid, err)
 	}

@@ -15,23 +15,31 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/zotero/zoterotest"
 )
 
-// The scheduler's zotero_sync job indexes the library, and a check of an
-// unchanged zotero.sqlite reads nothing: here the file is replaced by
-// bytes of the same size and time, which a read would reject.
-func TestZoteroJobSyncsAndSkipsAnUnchangedLibrary(t *testing.T) {
+// zoteroServices are the tray's services over a fresh, keyword-only data
+// directory whose chosen Zotero library holds item; the caller closes
+// them.
+func zoteroServices(t *testing.T, item zotero.Item) (*config.Config, *Services) {
+	t.Helper()
 	t.Setenv("JARVIS_HOME", t.TempDir())
 	cfg, err := config.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
-	cfg.Vault.Path = t.TempDir()
 	cfg.Zotero.DataDir = t.TempDir()
 	db := zoterotest.New(t, cfg.Zotero.DataDir)
-	db.AddItem(zotero.Item{Key: "ITEM2345", Type: "book", Title: "Gardens of the North", Fields: map[string]string{"abstractNote": "Rhubarb in the Arctic."}})
+	db.AddItem(item)
 	db.Close()
-	svc := &Services{Cfg: cfg, Log: t.Logf}
+	return cfg, &Services{Cfg: cfg, Log: t.Logf}
+}
+
+// The scheduler's zotero_sync job indexes the library, and a check of an
+// unchanged zotero.sqlite reads nothing: here the file is replaced by
+// bytes of the same size and time, which a read would reject.
+func TestZoteroJobSyncsAndSkipsAnUnchangedLibrary(t *testing.T) {
+	cfg, svc := zoteroServices(t, zotero.Item{Key: "ITEM2345", Type: "book", Title: "Gardens of the North", Fields: map[string]string{"abstractNote": "Rhubarb in the Arctic."}})
 	defer svc.Close()
+	cfg.Vault.Path = t.TempDir()
 	jobs, _, err := jsync.BuildJobs(cfg, svc.Work(), time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -74,17 +82,7 @@ func TestZoteroJobSyncsAndSkipsAnUnchangedLibrary(t *testing.T) {
 // even though zotero.sqlite did not change: the tray never publishes an
 // item with a stale list.
 func TestZoteroJobReadsPrivateCollectionsFromDisk(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
-	cfg.Zotero.DataDir = t.TempDir()
-	db := zoterotest.New(t, cfg.Zotero.DataDir)
-	db.AddItem(zotero.Item{Key: "GRANT234", Type: "book", Title: "Grant budget", Collections: []string{"Grants"}, Fields: map[string]string{"abstractNote": "Salaries."}})
-	db.Close()
-	svc := &Services{Cfg: cfg, Log: t.Logf}
+	cfg, svc := zoteroServices(t, zotero.Item{Key: "GRANT234", Type: "book", Title: "Grant budget", Collections: []string{"Grants"}, Fields: map[string]string{"abstractNote": "Salaries."}})
 	defer svc.Close()
 	ctx := context.Background()
 	visibility := func() string {

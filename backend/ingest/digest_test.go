@@ -23,8 +23,10 @@ func (r oneReply) CompleteText(context.Context, string, int, int) (string, error
 	return string(r), nil
 }
 
-// kbIndexer opens a store with the real embedder fixture.
-func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
+// bowStore is an empty knowledge base with a small real embedder that
+// knows words. The external tests use it too, as BowStore
+// (export_test.go).
+func bowStore(t *testing.T, words ...string) (*kb.Store, kb.Embedder) {
 	t.Helper()
 	rt, err := embed.NewRuntime()
 	if err != nil {
@@ -44,6 +46,13 @@ func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	return s, e
+}
+
+// kbIndexer opens a store with the real embedder fixture.
+func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
+	t.Helper()
+	s, e := bowStore(t, words...)
 	return &DigestIndexer{Store: s, Embed: e, Opts: Options{ChunkSize: 1024, ChunkOverlap: 100}}
 }
 

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvis-kb/jarvis/backend/embed"
-	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kbtools"
@@ -21,28 +19,19 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
-// store is an empty knowledge base with a small real embedder.
-func store(t *testing.T) (*kb.Store, kb.Embedder) {
+// webpBoard is what the tests of PNG copies start from: an Adder with
+// real OCR over an empty store, keeping the copies of the images it shows
+// in a fresh images folder, and a WebP screenshot of a whiteboard not
+// added yet (board.webp).
+func webpBoard(t *testing.T) (a *ingest.Adder, images, board string) {
 	t.Helper()
-	rt, err := embed.NewRuntime()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	dir := filepath.Join(t.TempDir(), "bow")
-	if err := embedtest.WriteEmbedder(dir, embedtest.Words("whiteboard", "roadmap", "quarterly")); err != nil {
-		t.Fatal(err)
-	}
-	e, err := rt.Embedder(embed.EmbedderOptions{ID: "bow", Dir: dir, Pooling: embed.PoolMean})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := kb.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, e
+	eng := ocrtest.Engine(t, "eng")
+	s, e := ingest.BowStore(t, "whiteboard", "roadmap", "quarterly")
+	images = filepath.Join(t.TempDir(), "images")
+	a = &ingest.Adder{Store: s, Embed: e, Opts: ingest.Options{ChunkSize: 1024, OCR: eng, ImagesDir: images}}
+	board = filepath.Join(t.TempDir(), "board.webp")
+	webpOf(t, board, "Whiteboard: quarterly roadmap review")
+	return a, images, board
 }
 
 // webpOf writes lines as a screenshot in WebP (libwebp's cwebp: Go has no
@@ -80,13 +69,8 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // ForgetImageCopies) takes its copy and leaves the other document's, and
 // the user's WebP files are never touched.
 func TestRemovingAWebPDocumentForgetsItsPNGCopy(t *testing.T) {
-	eng := ocrtest.Engine(t, "eng")
-	s, e := store(t)
-	images := filepath.Join(t.TempDir(), "images")
-	a := &ingest.Adder{Store: s, Embed: e, Opts: ingest.Options{ChunkSize: 1024, OCR: eng, ImagesDir: images}}
-	ctx := context.Background()
-	first := filepath.Join(t.TempDir(), "board.webp")
-	webpOf(t, first, "Whiteboard: quarterly roadmap review")
+	a, images, first := webpBoard(t)
+	s, ctx := a.Store, context.Background()
 	second := filepath.Join(t.TempDir(), "board-copy.webp")
 	b, _ := os.ReadFile(first)
 	if err := os.WriteFile(second, b, 0o600); err != nil {
@@ -126,13 +110,8 @@ func TestRemovingAWebPDocumentForgetsItsPNGCopy(t *testing.T) {
 // younger one may belong to an image being added), and readings a crash
 // left; a copy in use and files that are not Jarvis's copies stay.
 func TestPruneImageCopiesTakesOnlyUnusedOldCopies(t *testing.T) {
-	eng := ocrtest.Engine(t, "eng")
-	s, e := store(t)
-	images := filepath.Join(t.TempDir(), "images")
-	a := &ingest.Adder{Store: s, Embed: e, Opts: ingest.Options{ChunkSize: 1024, OCR: eng, ImagesDir: images}}
-	ctx := context.Background()
-	shot := filepath.Join(t.TempDir(), "board.webp")
-	webpOf(t, shot, "Whiteboard: quarterly roadmap review")
+	a, images, shot := webpBoard(t)
+	s, ctx := a.Store, context.Background()
 	if _, err := a.Add(ctx, ingest.AddRequest{Path: shot}); err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,17 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 	return res, raw
 }
 
+// callOK is call for a call that must succeed: a tool error ends the
+// test with the tool's message.
+func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) []byte {
+	t.Helper()
+	res, raw := call(t, cs, name, args, out)
+	if res.IsError {
+		t.Fatal(errorText(res))
+	}
+	return raw
+}
+
 func errorText(res *mcp.CallToolResult) string {
 	if !res.IsError || len(res.Content) == 0 {
 		return ""
@@ -169,10 +180,7 @@ func TestSearchServesThePublicPoolOnlyAndLogsTheCall(t *testing.T) {
 	f := newFixture(t, false)
 	cs := f.connect(t)
 	var out mcpserver.SearchOut
-	res, raw := call(t, cs, "search", map[string]any{"query": "grant"}, &out)
-	if res.IsError {
-		t.Fatal(errorText(res))
-	}
+	raw := callOK(t, cs, "search", map[string]any{"query": "grant"}, &out)
 	if bytes.Contains(bytes.ToLower(raw), []byte(canary)) || bytes.Contains(raw, []byte("private/")) {
 		t.Fatalf("private material in a search answer:\n%s", raw)
 	}
@@ -245,10 +253,7 @@ func TestPrivateDocumentsAnswerLikeMissingOnes(t *testing.T) {
 func TestTimelineFollowsAnEntityInDateOrder(t *testing.T) {
 	cs := newFixture(t, false).connect(t)
 	var out mcpserver.TimelineOut
-	res, raw := call(t, cs, "timeline", map[string]any{"entity": "Tanaka"}, &out)
-	if res.IsError {
-		t.Fatal(errorText(res))
-	}
+	raw := callOK(t, cs, "timeline", map[string]any{"entity": "Tanaka"}, &out)
 	var records []string
 	for _, it := range out.Items {
 		if it.Source == "" || it.URI == "" {
@@ -272,10 +277,7 @@ func TestTimelineFollowsAnEntityInDateOrder(t *testing.T) {
 func TestQueryRecordsFiltersByDateAndSorts(t *testing.T) {
 	cs := newFixture(t, false).connect(t)
 	var out mcpserver.DocsOut
-	res, raw := call(t, cs, "query_records", map[string]any{"category": "meeting", "entity": "Tanaka", "from": "2026-03", "sort": "date_desc"}, &out)
-	if res.IsError {
-		t.Fatal(errorText(res))
-	}
+	raw := callOK(t, cs, "query_records", map[string]any{"category": "meeting", "entity": "Tanaka", "from": "2026-03", "sort": "date_desc"}, &out)
 	var got []string
 	for _, d := range out.Documents {
 		got = append(got, d.Source+"@"+d.Date)
@@ -286,7 +288,7 @@ func TestQueryRecordsFiltersByDateAndSorts(t *testing.T) {
 	if bytes.Contains(bytes.ToLower(raw), []byte(canary)) {
 		t.Errorf("a private record is listed:\n%s", raw)
 	}
-	res, _ = call(t, cs, "query_records", map[string]any{"sort": "sideways"}, nil)
+	res, _ := call(t, cs, "query_records", map[string]any{"sort": "sideways"}, nil)
 	if !strings.Contains(errorText(res), "unknown sort") && !strings.Contains(errorText(res), "sort") {
 		t.Errorf("a bad sort: %q", errorText(res))
 	}
@@ -306,10 +308,7 @@ func TestAskAnswersFromThePublicPoolWithRetrievedCitations(t *testing.T) {
 	f := newFixture(t, false)
 	cs := f.connect(t)
 	var out mcpserver.AskOut
-	res, raw := call(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out)
-	if res.IsError {
-		t.Fatal(errorText(res))
-	}
+	raw := callOK(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out)
 	if !strings.Contains(out.Answer, "compost bins") || len(out.Citations) != 1 || out.Citations[0].Source != "garden/compost.md" || out.SessionID == "" {
 		t.Fatalf("answer = %+v", out)
 	}
@@ -441,9 +440,7 @@ func TestAnAskIsRecordedInTheLedger(t *testing.T) {
 	f := newFixture(t, false)
 	cs := f.connect(t)
 	var out mcpserver.AskOut
-	if res, _ := call(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out); res.IsError {
-		t.Fatal(errorText(res))
-	}
+	callOK(t, cs, "ask", map[string]any{"question": "What did the grant pay for?"}, &out)
 	book, err := ledger.Shared(f.cfg.LedgerDir(), f.cfg.Ledger.KeepDays)
 	if err != nil {
 		t.Fatal(err)
@@ -481,10 +478,7 @@ func TestQueryRecordsByAnotherField(t *testing.T) {
 	}
 	cs := newFixtureOf(t, false, notes).connect(t)
 	var out mcpserver.DocsOut
-	res, _ := call(t, cs, "query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"}, &out)
-	if res.IsError {
-		t.Fatal(errorText(res))
-	}
+	callOK(t, cs, "query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"}, &out)
 	var got []string
 	for _, d := range out.Documents {
 		got = append(got, d.Source)

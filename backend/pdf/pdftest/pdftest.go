@@ -239,11 +239,23 @@ func Degrade(src *image.Gray, skew, share float64, seed int64) *image.Gray {
 // nothing for OCR to find either.
 func BlankScan(t testing.TB) string {
 	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 200, 260))
-	for i := range img.Pix {
-		img.Pix[i] = 0xff
+	return Scan(t, BlankPages(1, 200, 260, 612, 792)...)
+}
+
+// BlankPages are n scanned pages of empty paper, each a white w×h-pixel
+// image over a page of width×height points: nothing for a real engine to
+// find, so OCR tests across packages have a fake engine say what is on
+// them.
+func BlankPages(n, w, h int, width, height float64) []ScanPage {
+	var out []ScanPage
+	for range n {
+		img := image.NewGray(image.Rect(0, 0, w, h))
+		for i := range img.Pix {
+			img.Pix[i] = 0xff
+		}
+		out = append(out, ScanPage{Image: img, Width: width, Height: height})
 	}
-	return Scan(t, ScanPage{Image: img, Width: 612, Height: 792})
+	return out
 }
 
 // Unmappable is a one-page PDF whose text shows on the page but has no

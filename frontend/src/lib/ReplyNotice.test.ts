@@ -16,28 +16,32 @@ function world(display: DisplayItem[]) {
   })
 }
 
+/** The window with chat a, whose reply is the one under test, opened. */
+async function openChat(display: DisplayItem[]) {
+  const w = world(display)
+  render(App, { props: { backend: w.backend } })
+  await fireEvent.click(await screen.findByText('Chat a'))
+  return w
+}
+
 afterEach(() => cleanup())
 
 describe('a reply that did not end normally', () => {
   it('labels a task paused at the tool-call limit and continues it', async () => {
-    const w = world([
+    const w = await openChat([
       { role: 'user', text: 'check every bed', at: '' },
       { role: 'assistant', text: 'Beds 1-3 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
     ])
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
     expect((await screen.findByTestId('reply-notice')).textContent).toMatch(/Paused.*what it found so far is kept/)
     await fireEvent.click(screen.getByText('Continue'))
     expect(w.called('Chat.Continue')).toHaveLength(1)
   })
 
   it('labels a cut-off reply and continues it', async () => {
-    const w = world([
+    const w = await openChat([
       { role: 'user', text: 'deposit?', at: '' },
       { role: 'assistant', text: 'The deposit of 1200 EUR is returned in', at: '', stop: 'length', notice: 'cut off at the output limit' },
     ])
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
     expect((await screen.findByTestId('reply-notice')).textContent).toMatch(/Cut off.*output limit/)
     await fireEvent.click(screen.getByText('Continue'))
     expect(w.called('Chat.Continue')[0].args).toEqual(['a'])
@@ -46,12 +50,10 @@ describe('a reply that did not end normally', () => {
   })
 
   it('shows a refusal as a notice with no Continue', async () => {
-    const w = world([
+    const w = await openChat([
       { role: 'user', text: 'how do I?', at: '' },
       { role: 'assistant', text: '⚠️ No answer: the model declined to answer.', at: '', stop: 'refusal', notice: 'the model declined to answer' },
     ])
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
     expect((await screen.findByTestId('reply-notice')).textContent).toContain('the model declined to answer')
     expect(screen.queryByText('Continue')).toBeNull()
     expect(screen.queryByTestId('warning')).toBeNull() // one notice, not also a failure
@@ -93,14 +95,12 @@ describe('a task that went on by itself at the tool-call limit', () => {
 
   it('marks a continuation in the conversation instead of showing its prompt', async () => {
     const prompt = 'Your previous turn reached the tool-call limit before the task was done. Continue it.'
-    const w = world([
+    const w = await openChat([
       { role: 'user', text: 'check every bed', at: '' },
       { role: 'assistant', text: 'Beds 1-3 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
       { role: 'user', text: prompt, at: '', continued: 'auto' },
       { role: 'assistant', text: 'Beds 4-6 checked.', at: '', stop: 'tool_limit', notice: 'paused at the tool-call limit for one turn' },
     ])
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByText('Chat a'))
     expect((await screen.findByTestId('continued')).textContent).toBe('Continued automatically at the tool-call limit')
     expect(screen.queryByText(prompt)).toBeNull()
     expect(screen.getAllByText('Continue', { selector: 'button' })).toHaveLength(1) // on the last reply only

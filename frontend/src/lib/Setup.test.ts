@@ -22,6 +22,23 @@ function world(initial: SetupView, over: Record<string, (...a: any[]) => unknown
   return { ...fake, box }
 }
 
+/** The window opened on Settings over a setup state, the other settings
+ * it loads answered empty; the world and its setup panel. */
+async function inSettings(initial: SetupView, over: Record<string, (...a: any[]) => unknown> = {}) {
+  const w = world(initial, {
+    'Settings.ResponseStyle': () => '',
+    'Settings.AutoContinue': () => 1,
+    'Settings.Summary': () => [],
+    'Settings.Prompts': () => [],
+    'Settings.Models': () => [],
+    ...over,
+  })
+  render(App, { props: { backend: w.backend } })
+  await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
+  const panel = await screen.findByTestId('setup')
+  return { w, panel }
+}
+
 Element.prototype.scrollIntoView = function () {}
 
 beforeEach(() => {
@@ -201,33 +218,18 @@ describe('the setup panel', () => {
   })
 
   it('is part of Settings', async () => {
-    const w = world(completeSetup, {
-      'Settings.ResponseStyle': () => '',
-      'Settings.Summary': () => [],
-      'Settings.Prompts': () => [],
-      'Settings.Models': () => [],
-    })
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
-    const panel = await screen.findByTestId('setup')
+    const { panel } = await inSettings(completeSetup)
     expect(within(panel).getByTestId('vault-path').textContent).toBe('/home/ada/notes')
     expect(within(panel).getByTestId('chat-ready').textContent).toContain('ollama:qwen3-vl:30b')
     expect(within(panel).getByRole('button', { name: 'Choose another folder…' })).toBeTruthy()
   })
 
   it('keeps the tray syncing after login when asked, in Settings too', async () => {
-    const w = world({ ...completeSetup, autostart: 'on' }, {
-      'Settings.ResponseStyle': () => '',
-      'Settings.Summary': () => [],
-      'Settings.Prompts': () => [],
-      'Settings.Models': () => [],
+    const { w, panel } = await inSettings({ ...completeSetup, autostart: 'on' }, {
       'Setup.SetAutostart': (on: boolean) => {
         w.box.state.autostart = on ? 'on' : 'off'
       },
     })
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
-    const panel = await screen.findByTestId('setup')
     const box = within(panel).getByRole('checkbox', { name: 'Keep Jarvis syncing in the background after I log in' }) as HTMLInputElement
     expect(box.checked).toBe(true)
     await fireEvent.click(box)
@@ -236,15 +238,7 @@ describe('the setup panel', () => {
   })
 
   it('has no autostart toggle where the app cannot start at login', async () => {
-    const w = world({ ...completeSetup, autostart: 'unavailable' }, {
-      'Settings.ResponseStyle': () => '',
-      'Settings.Summary': () => [],
-      'Settings.Prompts': () => [],
-      'Settings.Models': () => [],
-    })
-    render(App, { props: { backend: w.backend } })
-    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }))
-    const panel = await screen.findByTestId('setup')
+    const { panel } = await inSettings({ ...completeSetup, autostart: 'unavailable' })
     expect(within(panel).getByTestId('vault-path')).toBeTruthy()
     expect(within(panel).queryByTestId('autostart')).toBeNull()
   })

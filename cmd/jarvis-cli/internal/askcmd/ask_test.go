@@ -121,7 +121,11 @@ func scriptedOllama(t *testing.T, calls []map[string]any, answer string) *httpte
 	return srv
 }
 
-func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
+// tomatoVault is a data dir whose vault holds one note,
+// garden/tomatoes.md, with an embedder that knows its words and no
+// reranker: what the tests of ask's use of the knowledge base share.
+func tomatoVault(t *testing.T) *config.Config {
+	t.Helper()
 	t.Setenv("JARVIS_HOME", t.TempDir())
 	cfg, err := config.Load()
 	if err != nil {
@@ -137,6 +141,11 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Vault.Path, cfg.RAG.EmbedModel, cfg.RAG.RerankModel = vaultDir, models, ""
+	return cfg
+}
+
+func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
+	cfg := tomatoVault(t)
 	srv := scriptedOllama(t, []map[string]any{
 		{"name": "index_vault", "arguments": map[string]any{}},
 		{"name": "search_kb", "arguments": map[string]any{"query": "tomato watering"}},

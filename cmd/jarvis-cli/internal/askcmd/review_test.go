@@ -6,15 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -59,21 +56,7 @@ func scriptedAnthropic(t *testing.T, calls []map[string]any, answer string) (*ht
 // ask-before-sending on.
 func reviewConfig(t *testing.T) (*config.Config, func() []string) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	vaultDir := filepath.Join(root, "vault")
-	os.MkdirAll(filepath.Join(vaultDir, "garden"), 0o755)
-	note := "# Tomatoes\n\nTomato plants need full sun and deep watering.\n"
-	os.WriteFile(filepath.Join(vaultDir, "garden", "tomatoes.md"), []byte(note), 0o644)
-	models := filepath.Join(root, "bow")
-	if err := embedtest.WriteEmbedder(models, embedtest.Words(note)); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Vault.Path, cfg.RAG.EmbedModel, cfg.RAG.RerankModel = vaultDir, models, ""
+	cfg := tomatoVault(t)
 	srv, bodies := scriptedAnthropic(t, []map[string]any{
 		{"name": "index_vault", "arguments": map[string]any{}},
 		{"name": "search_kb", "arguments": map[string]any{"query": "tomato watering"}},

@@ -25,6 +25,29 @@ func (r oneReply) CompleteText(context.Context, string, int, int) (string, error
 	return string(r), nil
 }
 
+// arxivFeed is the recorded arXiv API page the loopback servers answer
+// with.
+func arxivFeed(t *testing.T) []byte {
+	t.Helper()
+	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return feed
+}
+
+// digestHome is the configuration of a fresh data directory that digests
+// two cs.LG papers and nothing from bioRxiv, into a temporary folder.
+func digestHome(t *testing.T) *config.Config {
+	t.Helper()
+	t.Setenv("JARVIS_HOME", t.TempDir())
+	cfg, _ := config.Load()
+	cfg.Digest.OutputDir = t.TempDir()
+	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
+	cfg.Digest.BiorxivCategories, cfg.Digest.BiorxivKeywords = nil, nil
+	return cfg
+}
+
 func TestDigestDisabledPrintsHowToEnable(t *testing.T) {
 	io, _, out, _ := iostreams.Test()
 	cfg := config.Defaults()
@@ -39,17 +62,10 @@ func TestDigestDisabledPrintsHowToEnable(t *testing.T) {
 }
 
 func TestDigestForceRunsAndPrintsCounts(t *testing.T) {
-	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	feed := arxivFeed(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(feed) }))
 	defer srv.Close()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
-	cfg.Digest.OutputDir = t.TempDir()
-	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
-	cfg.Digest.BiorxivCategories, cfg.Digest.BiorxivKeywords = nil, nil
+	cfg := digestHome(t)
 	io, _, out, _ := iostreams.Test()
 	opts := &Options{
 		Arxiv: &digest.Arxiv{BaseURL: srv.URL, HTTP: srv.Client(), PageSize: 10, Delay: time.Millisecond, Retry: digest.Retry{Attempts: 1}},
@@ -70,10 +86,7 @@ func TestDigestForceRunsAndPrintsCounts(t *testing.T) {
 // digest.arxiv_url and digest.biorxiv_url point the real clients at a
 // mirror or, here, a loopback server speaking both APIs.
 func TestDigestRunUsesTheConfiguredServers(t *testing.T) {
-	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	feed := arxivFeed(t)
 	details, err := os.ReadFile("../../../../backend/digest/testdata/biorxiv_page.json")
 	if err != nil {
 		t.Fatal(err)
@@ -94,12 +107,9 @@ func TestDigestRunUsesTheConfiguredServers(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
-	cfg.Digest.OutputDir = t.TempDir()
+	cfg := digestHome(t)
 	cfg.Digest.ArxivURL, cfg.Digest.BiorxivURL = srv.URL+"/api/query", srv.URL+"/biorxiv"
-	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
-	cfg.Digest.BiorxivCategories, cfg.Digest.BiorxivKeywords = []config.Quota{{Name: "bioinformatics", Limit: 1}}, nil
+	cfg.Digest.BiorxivCategories = []config.Quota{{Name: "bioinformatics", Limit: 1}}
 	io, _, out, _ := iostreams.Test()
 	cmd := New(io, func() (*config.Config, error) { return cfg, nil }, &Options{LLM: oneReply(`[{"id":0,"score":5},{"id":1,"score":4},{"id":2,"score":3}]`)})
 	cmd.SetArgs([]string{"run", "--force"})
@@ -120,10 +130,7 @@ func TestDigestRunUsesTheConfiguredServers(t *testing.T) {
 // scoring request (public abstracts: no knowledge-base document) and one
 // per paper summary naming that paper, one record per request on the wire.
 func TestADigestRunIsInTheLedgerRequestByRequest(t *testing.T) {
-	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	feed := arxivFeed(t)
 	arxiv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(feed) }))
 	defer arxiv.Close()
 	var mu sync.Mutex
@@ -146,11 +153,7 @@ func TestADigestRunIsInTheLedgerRequestByRequest(t *testing.T) {
 		ev("message_stop", map[string]any{"type": "message_stop"})
 	}))
 	defer anthropic.Close()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
-	cfg.Digest.OutputDir = t.TempDir()
-	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
-	cfg.Digest.BiorxivCategories, cfg.Digest.BiorxivKeywords = nil, nil
+	cfg := digestHome(t)
 	cfg.Chat.Provider, cfg.Anthropic.BaseURL = "anthropic:claude-test", anthropic.URL
 	io, _, out, _ := iostreams.Test()
 	getenv := func(k string) string {

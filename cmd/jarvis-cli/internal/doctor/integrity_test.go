@@ -12,11 +12,7 @@ import (
 )
 
 func TestDoctorRunsTheIntegrityCheck(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := freshConfig(t)
 	doctor := func() string {
 		io, _, out, _ := iostreams.Test()
 		Run(io, func() (*config.Config, error) { return cfg, nil }, func(string) string { return "" }) // only the integrity line matters here

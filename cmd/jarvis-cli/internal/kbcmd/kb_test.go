@@ -34,6 +34,37 @@ func seed(t *testing.T) *config.Config {
 	return cfg
 }
 
+// seedWith is seed plus the chunks a test indexes on top of the two
+// seeded entries, committed and the store closed again before the
+// command under test opens it.
+func seedWith(t *testing.T, chunks ...kb.Chunk) *config.Config {
+	t.Helper()
+	cfg := seed(t)
+	s, err := openStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return cfg
+}
+
+// orderOf lists which of jobs/<name>.md appear in out, line by line, so
+// a test can compare the order records printed them in.
+func orderOf(out string, names ...string) string {
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		for _, name := range names {
+			if strings.Contains(line, "jobs/"+name+".md") {
+				got = append(got, name)
+			}
+		}
+	}
+	return strings.Join(got, " ")
+}
+
 func run(t *testing.T, cfg *config.Config, stdin string, args ...string) (string, error) {
 	out, _, err := runAll(t, cfg, stdin, args...)
 	return out, err
@@ -114,17 +145,8 @@ func TestKBSetMetaAndPendingCommands(t *testing.T) {
 // A hit shows the part of its text where the question matched, cut at
 // whole characters, the matches in bold on a terminal and plain in a pipe.
 func TestSearchShowsTheMatchedPartOfAHit(t *testing.T) {
-	cfg := seed(t)
-	s, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	long := strings.Repeat("这一段和问题无关，只是填充的文字。", 20) + "在设置里打开快捷键页面，就可以修改每个命令的快捷键。" + strings.Repeat("后面还有更多无关的句子。", 10)
-	note := kb.Chunk{Content: long, EmbedText: long, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "local", FilePath: "zh/快捷键.md", Title: "快捷键"}}
-	if err := s.Commit([]kb.Chunk{note}, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	cfg := seedWith(t, kb.Chunk{Content: long, EmbedText: long, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: "local", FilePath: "zh/快捷键.md", Title: "快捷键"}})
 	out, err := run(t, cfg, "", "search", "怎样设置快捷键")
 	if err != nil || !strings.Contains(out, "zh/快捷键.md") {
 		t.Fatalf("search: %v\n%s", err, out)
@@ -143,11 +165,6 @@ func TestSearchShowsTheMatchedPartOfAHit(t *testing.T) {
 // private ones only with --private (the default); bad flags explain
 // themselves.
 func TestRecordsByFieldAndDate(t *testing.T) {
-	cfg := seed(t)
-	s, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var chunks []kb.Chunk
 	for _, r := range []struct{ path, vis, entity, date string }{
 		{"jobs/borealis.md", kb.Public, "Borealis", "2026-03-02"},
@@ -158,10 +175,7 @@ func TestRecordsByFieldAndDate(t *testing.T) {
 		chunks = append(chunks, kb.Chunk{Content: "applied", EmbedText: "applied", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: r.vis, Source: kb.SourceVault,
 			FilePath: r.path, Title: r.entity, Category: "job_application", Status: "sent", Entity: r.entity, EventDate: r.date, Extra: map[string]string{"x_city": "Berlin"}}})
 	}
-	if err := s.Commit(chunks, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	cfg := seedWith(t, chunks...)
 	dates := func(out string) string {
 		var got []string
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -197,23 +211,15 @@ func TestRecordsByFieldAndDate(t *testing.T) {
 }
 
 func TestTimelineOfAnEntity(t *testing.T) {
-	cfg := seed(t)
-	s, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	note := func(path, vis, entity, date, text string) kb.Chunk {
 		return kb.Chunk{Content: text, EmbedText: text, Meta: kb.Metadata{DocType: kb.DocNote, Visibility: vis, Source: kb.SourceVault,
 			FilePath: path, Title: path, Category: "meeting", Entity: entity, EventDate: date}}
 	}
-	if err := s.Commit([]kb.Chunk{
+	cfg := seedWith(t,
 		note("meetings/may.md", kb.Public, "Tanaka", "2026-05-02", "budget"),
 		note("meetings/march.md", kb.Public, "Tanaka", "2026-03-10", "plan"),
 		note("private/diary.md", kb.Private, "", "", "Tanaka was short with me"),
-	}, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	)
 	out, _, err := runAll(t, cfg, "", "timeline", "Tanaka")
 	if err != nil {
 		t.Fatal(err)
@@ -233,31 +239,13 @@ func TestTimelineOfAnEntity(t *testing.T) {
 // their deadline, soonest first, the ones due from April on; --since and
 // --sort must name the same field.
 func TestRecordsBySomeOtherField(t *testing.T) {
-	cfg := seed(t)
-	s, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var chunks []kb.Chunk
 	for _, r := range []struct{ path, deadline string }{{"jobs/a.md", "2026-05-01"}, {"jobs/b.md", "2026-03-15"}, {"jobs/d.md", "2026-04-02"}} {
 		chunks = append(chunks, kb.Chunk{Content: "applied", EmbedText: "applied", Meta: kb.Metadata{DocType: kb.DocNote, Visibility: kb.Public, Source: kb.SourceVault,
 			FilePath: r.path, Title: strings.TrimSuffix(path.Base(r.path), ".md"), Category: "job_application", EventDate: "2026-01-10", Extra: map[string]string{"x_deadline": r.deadline}}})
 	}
-	if err := s.Commit(chunks, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	order := func(out string) string {
-		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			for _, name := range []string{"a", "b", "d"} {
-				if strings.Contains(line, "jobs/"+name+".md") {
-					got = append(got, name)
-				}
-			}
-		}
-		return strings.Join(got, " ")
-	}
+	cfg := seedWith(t, chunks...)
+	order := func(out string) string { return orderOf(out, "a", "b", "d") }
 	out, err := run(t, cfg, "", "records", "--where", "category=job_application", "--sort", "deadline")
 	if err != nil || order(out) != "b d a" {
 		t.Fatalf("by deadline, soonest first: %v\n%s", err, out)
@@ -275,11 +263,6 @@ func TestRecordsBySomeOtherField(t *testing.T) {
 // them: indexed by the vault's note builder, "deadline: March 10, 2026"
 // is a March deadline among ISO ones, and "TBD" none.
 func TestRecordsByADeadlineWrittenInWords(t *testing.T) {
-	cfg := seed(t)
-	s, err := openStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var chunks []kb.Chunk
 	for _, r := range []struct{ path, deadline string }{
 		{"jobs/a.md", "March 10, 2026"}, {"jobs/b.md", "2026-02-20"}, {"jobs/c.md", "2026-04-05"}, {"jobs/d.md", "2026-03-20"}, {"jobs/e.md", "TBD"},
@@ -288,21 +271,8 @@ func TestRecordsByADeadlineWrittenInWords(t *testing.T) {
 			Text: "---\ncategory: job_application\ndeadline: " + r.deadline + "\n---\n# Application\n\nCover letter sent.\n"}, 400, 0)
 		chunks = append(chunks, built...)
 	}
-	if err := s.Commit(chunks, ""); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	order := func(out string) string {
-		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			for _, name := range []string{"a", "b", "c", "d", "e"} {
-				if strings.Contains(line, "jobs/"+name+".md") {
-					got = append(got, name)
-				}
-			}
-		}
-		return strings.Join(got, " ")
-	}
+	cfg := seedWith(t, chunks...)
+	order := func(out string) string { return orderOf(out, "a", "b", "c", "d", "e") }
 	for _, tc := range []struct {
 		args []string
 		want string

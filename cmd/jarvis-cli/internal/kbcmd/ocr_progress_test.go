@@ -2,7 +2,6 @@ package kbcmd
 
 import (
 	"fmt"
-	"image"
 	"strings"
 	"testing"
 
@@ -12,17 +11,7 @@ import (
 
 // blankScanPages are n scanned pages with nothing a real engine could
 // read (the fake says what is on them); small, so cheap to render.
-func blankScanPages(n int) []pdftest.ScanPage {
-	var out []pdftest.ScanPage
-	for range n {
-		img := image.NewGray(image.Rect(0, 0, 60, 60))
-		for i := range img.Pix {
-			img.Pix[i] = 0xff
-		}
-		out = append(out, pdftest.ScanPage{Image: img, Width: 144, Height: 144})
-	}
-	return out
-}
+func blankScanPages(n int) []pdftest.ScanPage { return pdftest.BlankPages(n, 60, 60, 144, 144) }
 
 // `kb add SCAN.pdf` shows each page as it is recognised on stderr ("name:
 // page k/n recognised", rewritten in place and ended with a newline at
