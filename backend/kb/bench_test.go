@@ -235,7 +235,9 @@ const benchQueries = 300
 // ten is filtered out before scoring), 25 results. "reference" is the
 // exhaustive scorer, "index" the index's ranking as a search runs it
 // (generation check, query analysis, pool, BM25 top 25), "store" the full
-// Store.BM25 call (that plus loading the 25 chunks from SQLite).
+// Store.BM25 call (that plus loading the 25 chunks, from SQLite or the hit
+// cache), "store-uncached" the same with the hit cache emptied before each
+// query (every chunk read from SQLite).
 func BenchmarkKeyword(b *testing.B) {
 	// 5,183: the size of the held-out BEIR corpus the target was set on.
 	for _, n := range append([]int{5_183}, benchSizes...) {
@@ -269,6 +271,18 @@ func BenchmarkKeyword(b *testing.B) {
 				b.Fatal(err)
 			}
 			latencies(b, func(i int) {
+				if _, err := s.BM25(ctx, queries[i%len(queries)], f, 25); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("chunks=%d/store-uncached", n), func(b *testing.B) {
+			s := sharedStore(b, n)
+			ctx := context.Background()
+			latencies(b, func(i int) {
+				s.hitCache.mu.Lock()
+				s.hitCache.cur, s.hitCache.prev, s.hitCache.curBytes = nil, nil, 0
+				s.hitCache.mu.Unlock()
 				if _, err := s.BM25(ctx, queries[i%len(queries)], f, 25); err != nil {
 					b.Fatal(err)
 				}

@@ -55,6 +55,64 @@ func TestColumnTableMatchesTheSchema(t *testing.T) {
 	}
 }
 
+// Chunks and search hits (read packed into one column) hold every field
+// exactly as a column-by-column read does, also when a value holds the
+// packing separator, a score is NULL or a chunk has no extras.
+func TestChunksReadEveryFieldAsStored(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	score, negative := 7, -2
+	full := Metadata{DocType: DocNote, Visibility: Public, Source: "local", Title: "T", Authors: "A", DOI: "10.1/x", Score: &score,
+		Track: "t", StorageMode: "full_text", FilePath: "full.md", ContentHash: "h", ChunkIndex: 3, Section: "S", ModifiedAt: "m",
+		MetaSchema: 3, DateAdded: "d", Category: "c", Status: "st", Entity: "e", EventDate: "2026-01-02", Tags: "|a|",
+		AnnotationKind: "highlight", Page: 4, NoteText: "n", Extra: map[string]string{"x_year": "2021", "x_sep": "a\x1fb"}}
+	bare := Metadata{DocType: DocNote, Visibility: Private, Source: "local", FilePath: "bare.md"}
+	chunks := []Chunk{
+		{Content: "zeta full", EmbedText: "header\n\nzeta full", Meta: full},
+		{Content: "zeta bare", EmbedText: "zeta bare", Meta: bare},
+		{Content: "zeta in\x1fside", EmbedText: "zeta last\x1f", Meta: Metadata{DocType: DocNote, Visibility: Public, Source: "local",
+			FilePath: "sep.md", Title: "\x1f", Score: &negative}},
+		{Content: "zeta ünïcödé 日本 \x00 nul", EmbedText: "zeta \x1e\x1f\x1f", Meta: Metadata{DocType: DocNote, Visibility: Public,
+			Source: "local", FilePath: "odd.md", Section: "a › b"}},
+	}
+	if err := s.Commit(chunks, ""); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.Document(ctx, Filter{Source: "local"}) // scanned column by column
+	if err != nil || len(stored) != len(chunks) {
+		t.Fatalf("%d %v", len(stored), err)
+	}
+	ids := make([]int64, len(stored))
+	for i, c := range stored {
+		ids[i] = c.ID
+	}
+	got, err := s.Chunks(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, stored) {
+		t.Fatalf("Chunks:\n got %+v\nwant %+v", got, stored)
+	}
+	for range 2 { // read from the store, then from the hit cache
+		hits, err := s.BM25(ctx, "zeta", Filter{}, 10)
+		if err != nil || len(hits) != len(chunks) {
+			t.Fatalf("%d hits, %v", len(hits), err)
+		}
+		for _, h := range hits {
+			i := slices.Index(ids, h.Chunk.ID)
+			if !reflect.DeepEqual(h.Chunk, stored[i]) {
+				t.Fatalf("hit:\n got %+v\nwant %+v", h.Chunk, stored[i])
+			}
+		}
+	}
+	for _, c := range chunks {
+		i := slices.IndexFunc(stored, func(s Chunk) bool { return s.Meta.FilePath == c.Meta.FilePath })
+		if i < 0 || c.Content != stored[i].Content || c.EmbedText != stored[i].EmbedText || c.Meta.Title != stored[i].Meta.Title {
+			t.Fatalf("%s came back as %+v", c.Meta.FilePath, stored)
+		}
+	}
+}
+
 // A listing's title option keeps documents whose title or key holds the
 // text, folded as Go folds case, before the limit is applied.
 func TestListByTitle(t *testing.T) {

@@ -125,9 +125,17 @@ func decodeLexBlob(b []byte, fn func(e lexEntry)) (bodyLen, metaLen uint32, err 
 // termCache maps terms to their dictionary ids. Ids never change once
 // assigned (terms are never deleted), so the cache is valid across
 // processes; it only learns ids from committed transactions.
+//
+// It also remembers the terms the dictionary did not hold at generation
+// absentGen: every search asks for its query terms and the vault's
+// languages, and most languages (and some query words) are never there.
+// The dictionary is only written by commits, which move the generation,
+// so that holds until the generation moves.
 type termCache struct {
-	mu  sync.RWMutex
-	ids map[string]int64
+	mu        sync.RWMutex
+	ids       map[string]int64
+	absent    map[string]bool
+	absentGen int64
 }
 
 func (c *termCache) get(t string) (int64, bool) {
@@ -135,6 +143,28 @@ func (c *termCache) get(t string) (int64, bool) {
 	defer c.mu.RUnlock()
 	id, ok := c.ids[t]
 	return id, ok
+}
+
+// absentAt reports whether t was not in the dictionary at generation gen.
+func (c *termCache) absentAt(t string, gen int64) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.absentGen == gen && c.absent[t]
+}
+
+// noteAbsent records that terms were not in the dictionary as read at or
+// after generation gen (so not at gen: terms are never deleted).
+func (c *termCache) noteAbsent(terms []any, found map[string]int64, gen int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.absent == nil || c.absentGen != gen {
+		c.absent, c.absentGen = map[string]bool{}, gen
+	}
+	for _, t := range terms {
+		if _, ok := found[t.(string)]; !ok {
+			c.absent[t.(string)] = true
+		}
+	}
 }
 
 func (c *termCache) merge(m map[string]int64) {
@@ -211,7 +241,11 @@ func (s *Store) encodeLex(ctx context.Context, tx *sql.Tx, chunks []Chunk, lex [
 // queryTerms analyses a query and returns the dictionary ids of its terms
 // (sorted) with how often each occurs; terms never indexed are dropped.
 func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
-	vault, err := s.vaultLangs(ctx)
+	gen, err := s.Generation(ctx) // before the lookups: what they miss is missing at gen
+	if err != nil {
+		return nil, err
+	}
+	vault, err := s.vaultLangs(ctx, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -222,12 +256,12 @@ func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
 	for t, n := range counts {
 		if id, ok := s.terms.get(t); ok {
 			out = append(out, qterm{id: uint32(id), qtf: n})
-		} else {
+		} else if !s.terms.absentAt(t, gen) {
 			missing = append(missing, t)
 		}
 	}
 	if len(missing) > 0 {
-		learned, err := s.lookupTerms(ctx, missing)
+		learned, err := s.lookupTerms(ctx, missing, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +275,7 @@ func (s *Store) queryTerms(ctx context.Context, query string) ([]qterm, error) {
 
 // vaultLangs are the languages other than English some chunk was analysed
 // in (their langTerm entries in the dictionary).
-func (s *Store) vaultLangs(ctx context.Context) ([]analysis.Lang, error) {
+func (s *Store) vaultLangs(ctx context.Context, gen int64) ([]analysis.Lang, error) {
 	var out []analysis.Lang
 	var missing []any
 	for _, l := range analysis.Langs() {
@@ -250,12 +284,12 @@ func (s *Store) vaultLangs(ctx context.Context) ([]analysis.Lang, error) {
 		}
 		if _, ok := s.terms.get(langTerm(l)); ok {
 			out = append(out, l)
-		} else {
+		} else if !s.terms.absentAt(langTerm(l), gen) {
 			missing = append(missing, langTerm(l))
 		}
 	}
 	if len(missing) > 0 {
-		learned, err := s.lookupTerms(ctx, missing)
+		learned, err := s.lookupTerms(ctx, missing, gen)
 		if err != nil {
 			return nil, err
 		}
@@ -268,8 +302,9 @@ func (s *Store) vaultLangs(ctx context.Context) ([]analysis.Lang, error) {
 	return out, nil
 }
 
-// lookupTerms reads the ids of terms from the dictionary (and caches them).
-func (s *Store) lookupTerms(ctx context.Context, terms []any) (map[string]int64, error) {
+// lookupTerms reads the ids of terms from the dictionary (and caches them,
+// and which were missing, at generation gen read before).
+func (s *Store) lookupTerms(ctx context.Context, terms []any, gen int64) (map[string]int64, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, term FROM lex_terms WHERE term IN (`+placeholders(len(terms))+`)`, terms...)
 	if err != nil {
 		return nil, err
@@ -284,6 +319,10 @@ func (s *Store) lookupTerms(ctx context.Context, terms []any) (map[string]int64,
 		}
 		learned[t] = id
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	s.terms.merge(learned)
-	return learned, rows.Err()
+	s.terms.noteAbsent(terms, learned, gen)
+	return learned, nil
 }

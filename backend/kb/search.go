@@ -33,8 +33,9 @@ func (s *Store) BM25(ctx context.Context, query string, f Filter, limit int) ([]
 	ix.mu.RLock()
 	ranked := ix.keyword(ix.poolOf(f), terms, limit)
 	ids := ix.ids(ranked)
+	revs := ix.revs(ranked)
 	ix.mu.RUnlock()
-	return s.hits(ctx, ids, ranked)
+	return s.hits(ctx, ids, revs, ranked)
 }
 
 // model is the vector model the index currently holds.
@@ -53,9 +54,20 @@ func (ix *Index) ids(ranked []scored) []int64 {
 	return out
 }
 
+// revs maps ranked rows' chunk ids to their revisions. Caller holds ix.mu.
+func (ix *Index) revs(ranked ...[]scored) map[int64]int64 {
+	out := map[int64]int64{}
+	for _, rs := range ranked {
+		for _, r := range rs {
+			out[ix.rows[r.row].id] = ix.rows[r.row].rev
+		}
+	}
+	return out
+}
+
 // hits loads the ranked chunks in full, keeping their scores.
-func (s *Store) hits(ctx context.Context, ids []int64, ranked []scored) ([]Hit, error) {
-	chunks, err := s.Chunks(ctx, ids)
+func (s *Store) hits(ctx context.Context, ids []int64, revs map[int64]int64, ranked []scored) ([]Hit, error) {
+	chunks, err := s.chunksAt(ctx, ids, revs)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +85,7 @@ func (s *Store) hits(ctx context.Context, ids []int64, ranked []scored) ([]Hit, 
 // Chunks loads chunks by id, in the order given (ids that no longer exist
 // are skipped).
 func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
+	const op = "kb.Chunks"
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -80,18 +93,15 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.queryByIDs(ctx, args)
+	byID := make(map[int64]Chunk, len(ids))
+	odd, err := s.readPacked(ctx, args, func(c Chunk, _ int64) { byID[c.ID] = c })
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.Chunks", err)
+		return nil, errs.Wrap(errs.RAG, op, err)
 	}
-	defer rows.Close()
-	byID := map[int64]Chunk{}
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return nil, errs.Wrap(errs.RAG, "kb.Chunks", err)
+	if len(odd) > 0 {
+		if err := s.readColumns(ctx, odd, byID); err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
 		}
-		byID[c.ID] = c
 	}
 	out := make([]Chunk, 0, len(ids))
 	for _, id := range ids {
@@ -99,16 +109,58 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 			out = append(out, c)
 		}
 	}
-	return out, errs.Wrap(errs.RAG, "kb.Chunks", rows.Err())
+	return out, nil
+}
+
+// readPacked reads the chunks with the given ids, handing each to got with
+// its revision, and returns the ids of those whose packed row did not parse.
+func (s *Store) readPacked(ctx context.Context, ids []any, got func(c Chunk, rev int64)) ([]any, error) {
+	rows, err := s.queryByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var odd []any
+	for rows.Next() {
+		var id, rev int64
+		var packed sql.NullString // NULL if a column was: the column read says which
+		if err := rows.Scan(&id, &rev, &packed); err != nil {
+			return nil, err
+		}
+		if c, ok := unpackChunk(id, packed.String); ok && packed.Valid {
+			got(c, rev)
+		} else {
+			odd = append(odd, id)
+		}
+	}
+	return odd, rows.Err()
+}
+
+// readColumns reads the chunks with the given ids column by column.
+func (s *Store) readColumns(ctx context.Context, ids []any, byID map[int64]Chunk) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+selectCols+` FROM chunks WHERE id IN (`+placeholders(len(ids))+`)`, ids...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return err
+		}
+		byID[c.ID] = c
+	}
+	return rows.Err()
 }
 
 // maxPreparedIDs is the longest id list kept prepared (a search asks for
 // at most 50 results; reranking reads its candidates so too).
 const maxPreparedIDs = 64
 
-// queryByIDs selects the chunks with the given ids, in no order.
+// queryByIDs selects the id, rev and packedSQL of the chunks with the
+// given ids, in no order.
 func (s *Store) queryByIDs(ctx context.Context, ids []any) (*sql.Rows, error) {
-	q := `SELECT ` + selectCols + ` FROM chunks WHERE id IN (` + placeholders(len(ids)) + `)`
+	q := `SELECT id, rev, ` + packedSQL + ` FROM chunks WHERE id IN (` + placeholders(len(ids)) + `)`
 	if len(ids) > maxPreparedIDs {
 		return s.db.QueryContext(ctx, q, ids...)
 	}

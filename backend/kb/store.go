@@ -112,6 +112,11 @@ type Store struct {
 	// 28-column statement cost as much as running it.
 	byIDs sync.Map // int → *sql.Stmt
 
+	hitCache hitCache // searches' chunks, by id and revision
+
+	genMu   sync.Mutex
+	genStmt *sql.Stmt // the generation read, prepared on first use
+
 	index     *Index
 	indexOnce sync.Once
 
@@ -295,17 +300,40 @@ func (s *Store) Close() error {
 		errList = append(errList, st.(*sql.Stmt).Close())
 		return true
 	})
+	s.genMu.Lock()
+	if s.genStmt != nil {
+		errList = append(errList, s.genStmt.Close())
+	}
+	s.genMu.Unlock()
 	return errors.Join(append(errList, s.db.Close(), s.wdb.Close())...)
 }
 
+const generationSQL = `SELECT value FROM meta WHERE key='generation'`
+
 // Generation is the commit counter; it moves whenever any process commits.
+// Every search reads it (twice), so its statement is kept prepared.
 func (s *Store) Generation(ctx context.Context) (int64, error) {
-	return readGeneration(ctx, s.db)
+	s.genMu.Lock()
+	if s.genStmt == nil {
+		st, err := s.db.PrepareContext(ctx, generationSQL)
+		if err != nil {
+			s.genMu.Unlock()
+			return 0, errs.Wrap(errs.RAG, "kb.Generation", err)
+		}
+		s.genStmt = st
+	}
+	st := s.genStmt
+	s.genMu.Unlock()
+	return scanGeneration(st.QueryRowContext(ctx))
 }
 
 func readGeneration(ctx context.Context, q rowQuerier) (int64, error) {
+	return scanGeneration(q.QueryRowContext(ctx, generationSQL))
+}
+
+func scanGeneration(row *sql.Row) (int64, error) {
 	var v string
-	if err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='generation'`).Scan(&v); err != nil {
+	if err := row.Scan(&v); err != nil {
 		return 0, errs.Wrap(errs.RAG, "kb.Generation", err)
 	}
 	n, err := strconv.ParseInt(v, 10, 64)

@@ -1,0 +1,137 @@
+package kb
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	"github.com/jarvis-kb/jarvis/backend/errs"
+)
+
+// hitCacheBytes bounds the text the hit cache holds: some thousands of
+// chunks of a typical note.
+const hitCacheBytes = 16 << 20
+
+// hitCache keeps the chunks searches returned, decoded, each with the
+// revision it was read at. A row's revision moves with every write of it
+// and ids are never reused, so a cached chunk whose revision is the one the
+// search ranked is that row as the index saw it; a row rewritten since has
+// a new revision and a deleted row is not ranked. The index catches up on
+// revisions before every search (writes of this process or another), so
+// the cache needs no invalidation of its own: it is as fresh as the ranking.
+//
+// It is bounded in two halves: lookups hit either, inserts go to the
+// newer, and when the newer fills the older is dropped.
+type hitCache struct {
+	mu        sync.Mutex
+	cur, prev map[int64]cachedChunk
+	curBytes  int
+}
+
+type cachedChunk struct {
+	rev int64
+	c   Chunk
+}
+
+// get returns the chunk id at revision rev, if held.
+func (hc *hitCache) get(id, rev int64) (Chunk, bool) {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	e, ok := hc.cur[id]
+	if !ok {
+		if e, ok = hc.prev[id]; ok && e.rev == rev {
+			delete(hc.prev, id)
+			hc.putLocked(id, e) // still in use: keep it past the next turn
+		}
+	}
+	if !ok || e.rev != rev {
+		return Chunk{}, false
+	}
+	return cloneChunk(e.c), true
+}
+
+// put holds c as read at revision rev.
+func (hc *hitCache) put(c Chunk, rev int64) {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	hc.putLocked(c.ID, cachedChunk{rev: rev, c: cloneChunk(c)})
+}
+
+func (hc *hitCache) putLocked(id int64, e cachedChunk) {
+	if hc.curBytes >= hitCacheBytes/2 {
+		hc.prev, hc.cur, hc.curBytes = hc.cur, nil, 0
+	}
+	if hc.cur == nil {
+		hc.cur = map[int64]cachedChunk{}
+	}
+	if old, ok := hc.cur[id]; ok {
+		hc.curBytes -= chunkBytes(old.c)
+	}
+	hc.cur[id] = e
+	hc.curBytes += chunkBytes(e.c)
+}
+
+// chunkBytes is roughly what a cached chunk holds.
+func chunkBytes(c Chunk) int {
+	return len(c.Content) + len(c.EmbedText) + len(c.Meta.NoteText) + len(c.Meta.Title) + 512
+}
+
+// cloneChunk copies what a caller could change in place (the score and
+// extras are shared by reference), so a hit handed out never alters the
+// cache.
+func cloneChunk(c Chunk) Chunk {
+	if c.Meta.Score != nil {
+		n := *c.Meta.Score
+		c.Meta.Score = &n
+	}
+	c.Meta.Extra = maps.Clone(c.Meta.Extra)
+	return c
+}
+
+// chunksAt loads chunks by id, in the order given, as the index ranked
+// them: revs holds each id's revision in the index. Chunks held at that
+// revision come from memory, the rest from the store (ids that no longer
+// exist are skipped).
+func (s *Store) chunksAt(ctx context.Context, ids []int64, revs map[int64]int64) ([]Chunk, error) {
+	const op = "kb.Chunks"
+	byID := make(map[int64]Chunk, len(ids))
+	var missing []any
+	for _, id := range ids {
+		if c, ok := s.cachedAt(id, revs); ok {
+			byID[id] = c
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		odd, err := s.readPacked(ctx, missing, func(c Chunk, rev int64) {
+			byID[c.ID] = c
+			s.hitCache.put(c, rev)
+		})
+		if err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
+		}
+		if len(odd) > 0 {
+			if err := s.readColumns(ctx, odd, byID); err != nil {
+				return nil, errs.Wrap(errs.RAG, op, err)
+			}
+		}
+	}
+	out := make([]Chunk, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// cachedAt is the cached chunk id at its revision in revs (none when revs
+// does not name it).
+func (s *Store) cachedAt(id int64, revs map[int64]int64) (Chunk, bool) {
+	rev, ok := revs[id]
+	if !ok {
+		return Chunk{}, false
+	}
+	return s.hitCache.get(id, rev)
+}
