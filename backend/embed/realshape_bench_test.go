@@ -31,6 +31,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -501,14 +502,23 @@ func BenchmarkShapeRerankOptions(b *testing.B) {
 	for i := range passages {
 		passages[i] = s.text(uint64(100+i), 245)
 	}
-	for _, int8 := range []bool{false, true} {
+	cases := []struct {
+		name        string
+		int8, plain bool
+	}{{name: "float32"}, {name: "int8", int8: true}, {name: "int8-unfused", int8: true, plain: true}}
+	for _, c := range cases {
 		for _, limit := range []int{0, 256, 192, 128} {
-			name := fmt.Sprintf("float32/pair-%d", limit)
-			if int8 {
-				name = fmt.Sprintf("int8/pair-%d", limit)
-			}
-			b.Run(name, func(b *testing.B) {
-				r, err := s.runtimes[BackendORT].RerankerWith(RerankerOptions{Dir: s.rerankDir, MaxPairTokens: limit, Int8: int8})
+			b.Run(fmt.Sprintf("%s/pair-%d", c.name, limit), func(b *testing.B) {
+				if c.plain { // the int8 copy without fuse.go's fusions, for the same-run comparison
+					quantize = func(m []byte, l float64) (net.Buffers, quantizeStats, error) { return quantizeGraphFusing(m, l, false) }
+					defer func() { quantize = quantizeGraph }()
+				}
+				rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, CacheDir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rt.Close()
+				r, err := rt.RerankerWith(RerankerOptions{Dir: s.rerankDir, MaxPairTokens: limit, Int8: c.int8})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -516,12 +526,18 @@ func BenchmarkShapeRerankOptions(b *testing.B) {
 				if _, err := r.Rerank(ctx, query, passages); err != nil {
 					b.Fatal(err)
 				}
+				var took []time.Duration
 				for b.Loop() {
+					start := time.Now()
 					if _, err := r.Rerank(ctx, query, passages); err != nil {
 						b.Fatal(err)
 					}
+					took = append(took, time.Since(start))
 				}
+				slices.Sort(took)
 				b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/rerank")
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
 			})
 		}
 	}
