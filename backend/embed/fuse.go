@@ -20,9 +20,12 @@ import (
 // does not match exactly is left as it is.
 
 const (
-	attrName  = 1 // AttributeProto.name
-	attrFloat = 2 // AttributeProto.f
-	attrT     = 5 // AttributeProto.t
+	attrName    = 1  // AttributeProto.name
+	attrFloat   = 2  // AttributeProto.f
+	attrInt     = 3  // AttributeProto.i
+	attrT       = 5  // AttributeProto.t
+	attrType    = 20 // AttributeProto.type
+	attrTypeInt = 2  // AttributeProto.AttributeType INT
 )
 
 // graphNodes is the graph's nodes with what the fusions look up.
@@ -261,4 +264,64 @@ func geluNode(x, out, name string) []byte {
 	node = appendString(node, nodeOpType, "Gelu")
 	node = appendString(node, nodeDomain, msDomain)
 	return appendBytes(nil, graphNode, node)
+}
+
+// gatherAxis is a Gather node's axis attribute (0 when absent); -1 stands
+// for any axis other than 0, which the int8 table does not serve.
+func gatherAxis(node []field) int {
+	for _, f := range node {
+		if f.num != nodeAttribute || f.typ != protowire.BytesType {
+			continue
+		}
+		attr, err := fields(f.val)
+		if err != nil || firstString(attr, attrName) != "axis" {
+			continue
+		}
+		for _, af := range attr {
+			if af.num == attrInt && af.typ == protowire.VarintType && af.n != 0 {
+				return -1
+			}
+		}
+	}
+	return 0
+}
+
+// int8Gather is the Gather node n reading the int8 table tb (its rows and
+// their scales) in place of the float one: the rows and their scales are
+// gathered, and the rows cast to float and scaled, into n's output.
+func int8Gather(n nodeInfo, tb [2]string, fresh func(string) string) [][]byte {
+	ids, out := n.inputs[1], n.outputs[0]
+	rows, scale, float := fresh(out+"_int8"), fresh(out+"_scale"), fresh(out+"_float")
+	name := firstString(n.fs, nodeName)
+	var attrs [][]byte // the Gather's own (its axis)
+	for _, f := range n.fs {
+		if f.num == nodeAttribute {
+			attrs = append(attrs, f.raw)
+		}
+	}
+	node := func(op string, ins []string, outName, suffix string, extra ...[]byte) []byte {
+		var b []byte
+		for _, in := range ins {
+			b = appendString(b, nodeInput, in)
+		}
+		b = appendString(b, nodeOutput, outName)
+		if name != "" {
+			b = appendString(b, nodeName, name+suffix)
+		}
+		b = appendString(b, nodeOpType, op)
+		for _, a := range extra {
+			b = append(b, a...)
+		}
+		return appendBytes(nil, graphNode, b)
+	}
+	var to []byte // Cast's "to": FLOAT
+	to = appendString(to, attrName, "to")
+	to = appendVarint(to, attrInt, onnxFloat)
+	to = appendVarint(to, attrType, attrTypeInt)
+	return [][]byte{
+		node("Gather", []string{tb[0], ids}, rows, "_int8", attrs...),
+		node("Gather", []string{tb[1], ids}, scale, "_scale", attrs...),
+		node("Cast", []string{rows}, float, "_cast", appendBytes(nil, nodeAttribute, to)),
+		node("Mul", []string{float, scale}, out, "_dequant"),
+	}
 }

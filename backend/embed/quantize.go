@@ -77,6 +77,7 @@ type quantizeStats struct {
 	Int8Bytes  int // bytes of int8 weights and scales written
 	Biases     int // bias Adds folded into the int8 MatMuls
 	Gelus      int // exact GELUs written as one Gelu node
+	Tables     int // lookup tables (word embeddings) stored in int8
 }
 
 // weightRange is the int8 range the weights are scaled into. Without
@@ -246,6 +247,30 @@ func quantizeColumns(m floatMatrix, limit float64) (q []byte, scales []float32) 
 	return q, scales
 }
 
+// quantizeRows quantizes m per row into int8: q = round(w / scale),
+// scale = max|w| / 127 over the row (a lookup table's rows are read one at
+// a time and differ in size). The dequantized row is a Cast and a Mul, in
+// float, so the full 8-bit range is safe.
+func quantizeRows(m floatMatrix) (q []byte, scales []float32) {
+	scales = make([]float32, m.rows)
+	q = make([]byte, m.rows*m.cols)
+	for r := range m.rows {
+		peak := 0.0
+		for c := range m.cols {
+			peak = max(peak, math.Abs(float64(m.at(r*m.cols+c))))
+		}
+		if peak == 0 {
+			peak = 1
+		}
+		scales[r] = float32(peak / 127)
+		for c := range m.cols {
+			v := math.Round(float64(m.at(r*m.cols+c)) / float64(scales[r]))
+			q[r*m.cols+c] = byte(int8(max(-127, min(127, v))))
+		}
+	}
+	return q, scales
+}
+
 func floatBytes(v []float32) []byte {
 	out := make([]byte, 4*len(v))
 	for i, x := range v {
@@ -258,12 +283,22 @@ func floatBytes(v []float32) []byte {
 // as pieces to write out in order. A model with none (or one already
 // quantized) comes back unchanged with zero stats.
 func quantizeGraph(model []byte, limit float64) (net.Buffers, quantizeStats, error) {
-	return quantizeGraphFusing(model, limit, true)
+	return quantizeGraphWith(model, limit, quantizeOptions{tableBytes: 1 << 20})
 }
 
-// quantizeGraphFusing is quantizeGraph with the fusions of fuse.go on or
-// off (off: for comparing the two in tests and benchmarks).
-func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, quantizeStats, error) {
+// quantizeOptions are what tests and benchmarks vary.
+type quantizeOptions struct {
+	noFuse bool // leave out the fusions of fuse.go
+	// tableBytes is the smallest lookup table (a Gather's constant float
+	// matrix: the word embeddings) stored in int8, one scale per row. The
+	// vocabulary's table is a sixth of a MiniLM's weights; the small
+	// position and token-type tables are not worth the extra nodes.
+	tableBytes int
+}
+
+// quantizeGraphWith is quantizeGraph with options.
+func quantizeGraphWith(model []byte, limit float64, o quantizeOptions) (net.Buffers, quantizeStats, error) {
+	fuse := !o.noFuse
 	var st quantizeStats
 	top, err := fields(model)
 	if err != nil {
@@ -318,6 +353,7 @@ func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, q
 	nodes := map[int]nodeInfo{}
 	producer, readers := map[string]int{}, map[string][]int{}
 	asWeight := map[string]int{} // uses as a MatMul weight
+	asTable := map[string]int{}  // uses as the data of a Gather along rows
 	uses := map[string]int{}     // uses anywhere
 	for i, f := range graph {
 		if f.num != graphNode {
@@ -358,6 +394,9 @@ func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, q
 		if n.op == "MatMul" && n.domain == "" && len(n.inputs) == 2 {
 			asWeight[n.inputs[1]]++
 		}
+		if n.op == "Gather" && n.domain == "" && len(n.inputs) == 2 && len(n.outputs) == 1 && gatherAxis(fs) == 0 {
+			asTable[n.inputs[0]]++
+		}
 	}
 	// fresh is a tensor name no tensor of the graph has yet.
 	fresh := func(base string) string {
@@ -394,7 +433,28 @@ func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, q
 		st.FloatBytes += len(m.raw)
 		st.Int8Bytes += len(q) + 5*m.cols
 	}
-	if st.Weights == 0 {
+	tables := map[string][2]string{} // table -> its int8 rows and their scales
+	for _, name := range slices.Sorted(maps.Keys(asTable)) {
+		i, ok := inits[name]
+		if !ok || declared[name] || uses[name] != asTable[name] {
+			continue
+		}
+		t, _ := fields(graph[i].val)
+		m, ok := matrixOf(t)
+		if !ok || len(m.raw) < o.tableBytes {
+			continue
+		}
+		q, scales := quantizeRows(m)
+		as := [2]string{fresh(name + "_int8"), fresh(name + "_row_scale")}
+		added = append(added,
+			tensorProto(as[0], onnxInt8, []int64{int64(m.rows), int64(m.cols)}, q),
+			tensorProto(as[1], onnxFloat, []int64{int64(m.rows), 1}, floatBytes(scales)))
+		tables[name] = as
+		st.Tables++
+		st.FloatBytes += len(m.raw)
+		st.Int8Bytes += len(q) + 4*m.rows
+	}
+	if st.Weights == 0 && st.Tables == 0 {
 		return net.Buffers{model}, quantizeStats{}, nil
 	}
 
@@ -444,7 +504,11 @@ func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, q
 	for i, f := range graph {
 		if f.num == graphInitializer {
 			t, _ := fields(f.val)
-			if _, ok := quantized[firstString(t, tensorName)]; ok {
+			name := firstString(t, tensorName)
+			if _, ok := quantized[name]; ok {
+				continue
+			}
+			if _, ok := tables[name]; ok {
 				continue
 			}
 		}
@@ -455,6 +519,14 @@ func quantizeGraphFusing(model []byte, limit float64, fuse bool) (net.Buffers, q
 			continue
 		}
 		n, isNode := nodes[i]
+		if isNode && n.op == "Gather" && len(n.inputs) == 2 {
+			if tb, ok := tables[n.inputs[0]]; ok {
+				for _, b := range int8Gather(n, tb, fresh) {
+					add(b)
+				}
+				continue
+			}
+		}
 		var as [3]string
 		ok := false
 		if isNode && n.op == "MatMul" && len(n.inputs) == 2 {
@@ -518,7 +590,7 @@ var quantize = quantizeGraph
 
 // quantizeFormat names this quantizer's output; a change to what it writes
 // changes the name, so an old cached graph is never reused.
-const quantizeFormat = "dqmm-col-v3"
+const quantizeFormat = "dqmm-col-v4"
 
 // int8Graph returns the path of an int8 copy of the graph at src, written
 // into cacheDir under a name derived from the source file (path, size,

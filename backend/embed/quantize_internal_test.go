@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,7 +134,7 @@ func TestInt8FusionsKeepTheScores(t *testing.T) {
 		}
 		scores := func(fuse bool) []float64 {
 			quantize = func(m []byte, limit float64) (net.Buffers, quantizeStats, error) {
-				return quantizeGraphFusing(m, limit, fuse)
+				return quantizeGraphWith(m, limit, quantizeOptions{noFuse: !fuse, tableBytes: 1 << 20})
 			}
 			defer func() { quantize = quantizeGraph }()
 			rt := ortRuntimeWith(t, RuntimeOptions{CacheDir: t.TempDir()})
@@ -154,6 +156,65 @@ func TestInt8FusionsKeepTheScores(t *testing.T) {
 		}
 		if slices.Max(plain)-slices.Min(plain) < 1e-3 {
 			t.Fatalf("the scores %v do not depend on the passage: the comparison proves nothing", plain)
+		}
+	}
+}
+
+// A vocabulary table of 1 MB or more is stored in int8, one scale per row,
+// and the reranker still picks the float32 winner with every score close
+// to float32's and to the int8 copy's without the table quantized.
+func TestInt8WordTableKeepsTheScores(t *testing.T) {
+	words := embedtest.SyntheticWords(3000) // 3,000 x 96 floats: over 1 MB
+	spec := embedtest.BERT{Words: words, Hidden: 96, Layers: 2, Heads: 4, FFN: 192, Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 5, Std: 0.12}
+	dir := t.TempDir()
+	if err := embedtest.WriteBERT(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	model, err := os.ReadFile(filepath.Join(dir, "onnx", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := quantizeGraph(model, 127); err != nil || st.Tables != 1 || st.Int8Bytes >= st.FloatBytes/3 {
+		t.Fatalf("%+v %v: want the word table in int8", st, err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	passages := make([]string, 30)
+	for i := range passages {
+		p := make([]string, 5+rng.IntN(25))
+		for j := range p {
+			p[j] = words[rng.IntN(200)]
+		}
+		passages[i] = strings.Join(p, " ")
+	}
+	query := strings.Join(words[:4], " ")
+	scores := func(int8 bool, o quantizeOptions) []float64 {
+		quantize = func(m []byte, limit float64) (net.Buffers, quantizeStats, error) {
+			return quantizeGraphWith(m, limit, o)
+		}
+		defer func() { quantize = quantizeGraph }()
+		r, err := ortRuntimeWith(t, RuntimeOptions{CacheDir: t.TempDir()}).RerankerWith(RerankerOptions{Dir: dir, Int8: int8})
+		if err != nil || int8 && r.Detail() == "float32" {
+			t.Fatalf("reranker (int8 %v): %v; it runs %q", int8, err, r.Detail())
+		}
+		s, err := r.Rerank(context.Background(), query, passages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	f32 := scores(false, quantizeOptions{})
+	whole := scores(true, quantizeOptions{tableBytes: math.MaxInt})
+	tabled := scores(true, quantizeOptions{tableBytes: 1 << 20})
+	if slices.Max(f32)-slices.Min(f32) < 0.1 {
+		t.Fatalf("float32 scores %v hardly differ: the comparison proves nothing", f32)
+	}
+	best := func(s []float64) int { return slices.Index(s, slices.Max(s)) }
+	if best(tabled) != best(f32) {
+		t.Fatalf("the winner changed: %d (int8 table) vs %d (float32)", best(tabled), best(f32))
+	}
+	for i := range f32 {
+		if math.Abs(tabled[i]-f32[i]) > 0.05 || math.Abs(tabled[i]-whole[i]) > 0.02 {
+			t.Fatalf("passage %d: %.4f with the int8 table, %.4f without, %.4f float32", i, tabled[i], whole[i], f32[i])
 		}
 	}
 }
