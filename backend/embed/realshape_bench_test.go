@@ -510,7 +510,9 @@ func BenchmarkShapeRerankOptions(b *testing.B) {
 		for _, limit := range []int{0, 256, 192, 128} {
 			b.Run(fmt.Sprintf("%s/pair-%d", c.name, limit), func(b *testing.B) {
 				if c.plain { // the int8 copy without fuse.go's fusions, for the same-run comparison
-					quantize = func(m []byte, l float64) (net.Buffers, quantizeStats, error) { return quantizeGraphWith(m, l, quantizeOptions{noFuse: true, tableBytes: 1 << 20}) }
+					quantize = func(m []byte, l float64) (net.Buffers, quantizeStats, error) {
+						return quantizeGraphWith(m, l, quantizeOptions{noFuse: true, tableBytes: 1 << 20})
+					}
 					defer func() { quantize = quantizeGraph }()
 				}
 				rt, err := NewRuntimeWith(RuntimeOptions{Backend: BackendORT, CacheDir: b.TempDir()})
