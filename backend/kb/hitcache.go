@@ -107,26 +107,11 @@ func (s *Store) chunksAt(ctx context.Context, ids []int64, revs map[int64]int64)
 		}
 	}
 	if len(missing) > 0 {
-		odd, err := s.readPacked(ctx, missing, func(c Chunk, rev int64) {
-			byID[c.ID] = c
-			s.hitCache.put(c, rev)
-		})
-		if err != nil {
+		if err := s.load(ctx, missing, byID, s.hitCache.put); err != nil {
 			return nil, errs.Wrap(errs.RAG, op, err)
 		}
-		if len(odd) > 0 {
-			if err := s.readColumns(ctx, odd, byID); err != nil {
-				return nil, errs.Wrap(errs.RAG, op, err)
-			}
-		}
 	}
-	out := make([]Chunk, 0, len(ids))
-	for _, id := range ids {
-		if c, ok := byID[id]; ok {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	return inOrder(ids, byID), nil
 }
 
 // cachedAt is the cached chunk id at its revision in revs (none when revs

@@ -94,22 +94,38 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 		args[i] = id
 	}
 	byID := make(map[int64]Chunk, len(ids))
-	odd, err := s.readPacked(ctx, args, func(c Chunk, _ int64) { byID[c.ID] = c })
-	if err != nil {
+	if err := s.load(ctx, args, byID, nil); err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)
 	}
-	if len(odd) > 0 {
-		if err := s.readColumns(ctx, odd, byID); err != nil {
-			return nil, errs.Wrap(errs.RAG, op, err)
+	return inOrder(ids, byID), nil
+}
+
+// load reads the chunks with the given ids into byID: packed, and column
+// by column where a row did not pack; got (if not nil) is told of each
+// packed one with its revision.
+func (s *Store) load(ctx context.Context, ids []any, byID map[int64]Chunk, got func(c Chunk, rev int64)) error {
+	odd, err := s.readPacked(ctx, ids, func(c Chunk, rev int64) {
+		byID[c.ID] = c
+		if got != nil {
+			got(c, rev)
 		}
+	})
+	if err != nil || len(odd) == 0 {
+		return err
 	}
+	return s.readColumns(ctx, odd, byID)
+}
+
+// inOrder is the chunks of byID in the order of ids (ids not there, rows
+// gone meanwhile, are skipped).
+func inOrder(ids []int64, byID map[int64]Chunk) []Chunk {
 	out := make([]Chunk, 0, len(ids))
 	for _, id := range ids {
 		if c, ok := byID[id]; ok {
 			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // readPacked reads the chunks with the given ids, handing each to got with
