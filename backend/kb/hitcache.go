@@ -91,24 +91,54 @@ func cloneChunk(c Chunk) Chunk {
 	return c
 }
 
+// ranking is what the index ranked a search's chunks at: the store
+// generation it reflected and each ranked id's revision.
+type ranking struct {
+	gen  int64
+	revs map[int64]int64
+}
+
 // chunksAt loads chunks by id, in the order given, as the index ranked
-// them: revs holds each id's revision in the index. Chunks held at that
-// revision come from memory, the rest from the store (ids that no longer
-// exist are skipped).
-func (s *Store) chunksAt(ctx context.Context, ids []int64, revs map[int64]int64) ([]Chunk, error) {
+// them. The ranking applied the search's filter (a cloud caller's public
+// pool among them) to the rows as they were then; a row written since may
+// no longer pass it (a note moved into a private folder, a public copy
+// withdrawn), so a chunk is returned only as it was ranked: read at the
+// revision ranked, or from the cache at that revision while the store has
+// not changed since. Anything else is left out, as a row deleted meanwhile
+// is; the next search ranks it afresh.
+func (s *Store) chunksAt(ctx context.Context, ids []int64, rk ranking) ([]Chunk, error) {
 	const op = "kb.Chunks"
 	byID := make(map[int64]Chunk, len(ids))
-	var missing []any
+	var missing, cached []any
 	for _, id := range ids {
-		if c, ok := s.cachedAt(id, revs); ok {
+		if c, ok := s.cachedAt(id, rk.revs); ok {
 			byID[id] = c
+			cached = append(cached, id)
 		} else {
 			missing = append(missing, id)
 		}
 	}
+	if len(cached) > 0 {
+		gen, err := s.Generation(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if gen != rk.gen { // written since the ranking: the cached rows may be gone or changed
+			for _, id := range cached {
+				delete(byID, id.(int64))
+			}
+			missing = append(missing, cached...)
+		}
+	}
 	if len(missing) > 0 {
-		if err := s.load(ctx, missing, byID, s.hitCache.put); err != nil {
+		read, err := s.load(ctx, missing, byID, s.hitCache.put)
+		if err != nil {
 			return nil, errs.Wrap(errs.RAG, op, err)
+		}
+		for id, rev := range read {
+			if rev != rk.revs[id] {
+				delete(byID, id)
+			}
 		}
 	}
 	return inOrder(ids, byID), nil

@@ -189,3 +189,69 @@ func TestHitCacheStaysBounded(t *testing.T) {
 		t.Fatal("a chunk was served at another revision")
 	}
 }
+
+// rankPublic ranks query over the public pool the way Store.BM25 does and
+// returns what hits needs, without reading the chunks yet.
+func rankPublic(t *testing.T, s *Store, query string) ([]int64, ranking, []scored) {
+	t.Helper()
+	ctx := context.Background()
+	ix := s.Index()
+	if err := ix.Sync(ctx, s, ix.model()); err != nil {
+		t.Fatal(err)
+	}
+	terms, err := s.queryTerms(ctx, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ranked := ix.keyword(ix.poolOf(Filter{Visibility: []string{Public}}), terms, 10)
+	return ix.ids(ranked), ranking{gen: ix.gen, revs: ix.revs(ranked)}, ranked
+}
+
+// A row written by another process between a public search's ranking and
+// its reading of the chunks is not handed out as ranked: a note made
+// private in that instant is not returned (read from the store or from the
+// cache), nor a public copy deleted meanwhile.
+func TestAChunkChangedAfterTheRankingIsNotReturned(t *testing.T) {
+	dir := t.TempDir()
+	writer, reader := open(t, dir), open(t, dir)
+	ctx := context.Background()
+	add := func(p string) {
+		c := note("local", "alpha "+p, Public, nil)
+		c.Meta.FilePath = p
+		if err := writer.Commit([]Chunk{c}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("b.md")
+	add("c.md")
+	searchBoth(t, reader, "alpha") // b.md and c.md are in the reader's cache now
+	add("a.md")
+
+	// a.md made private while the search is between ranking and reading
+	// (not cached: read from the store), b.md deleted (cached).
+	ids, rk, ranked := rankPublic(t, reader, "alpha")
+	if len(ids) != 3 {
+		t.Fatalf("ranked %v", ids)
+	}
+	if _, err := writer.UpdateFields(ctx, Filter{FilePath: "a.md"}, map[string]any{"visibility": Private}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.DeleteWhere(ctx, Filter{FilePath: "b.md"}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := reader.hits(ctx, ids, rk, ranked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Chunk.Meta.Visibility != Public || h.Chunk.Meta.FilePath == "b.md" {
+			t.Fatalf("handed out %s (%s) after it changed", h.Chunk.Meta.FilePath, h.Chunk.Meta.Visibility)
+		}
+	}
+	// The next search ranks afresh: c.md only.
+	if got := byPath(searchBoth(t, reader, "alpha")); len(got) != 2 || got["a.md"].Meta.Visibility != Private {
+		t.Fatalf("next search: %+v", got)
+	}
+}

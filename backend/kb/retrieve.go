@@ -223,7 +223,7 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 		mode.Keyword = true
 	}
 	denseIDs, sparseIDs := ix.ids(dense), ix.ids(sparse)
-	revs := ix.revs(dense, sparse)
+	rk := ranking{gen: ix.gen, revs: ix.revs(dense, sparse)}
 	ix.mu.RUnlock()
 	if !exact {
 		var err error
@@ -257,7 +257,7 @@ func (s *Searcher) rank(ctx context.Context, q prepared, n int, f Filter) (Resul
 	if len(ranked) > topN {
 		ranked = ranked[:topN]
 	}
-	chunks, err := s.Store.chunksAt(ctx, ranked, revs)
+	chunks, err := s.Store.chunksAt(ctx, ranked, rk)
 	if err != nil {
 		return Result{}, err
 	}

@@ -33,9 +33,9 @@ func (s *Store) BM25(ctx context.Context, query string, f Filter, limit int) ([]
 	ix.mu.RLock()
 	ranked := ix.keyword(ix.poolOf(f), terms, limit)
 	ids := ix.ids(ranked)
-	revs := ix.revs(ranked)
+	rk := ranking{gen: ix.gen, revs: ix.revs(ranked)}
 	ix.mu.RUnlock()
-	return s.hits(ctx, ids, revs, ranked)
+	return s.hits(ctx, ids, rk, ranked)
 }
 
 // model is the vector model the index currently holds.
@@ -66,8 +66,8 @@ func (ix *Index) revs(ranked ...[]scored) map[int64]int64 {
 }
 
 // hits loads the ranked chunks in full, keeping their scores.
-func (s *Store) hits(ctx context.Context, ids []int64, revs map[int64]int64, ranked []scored) ([]Hit, error) {
-	chunks, err := s.chunksAt(ctx, ids, revs)
+func (s *Store) hits(ctx context.Context, ids []int64, rk ranking, ranked []scored) ([]Hit, error) {
+	chunks, err := s.chunksAt(ctx, ids, rk)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 		args[i] = id
 	}
 	byID := make(map[int64]Chunk, len(ids))
-	if err := s.load(ctx, args, byID, nil); err != nil {
+	if _, err := s.load(ctx, args, byID, nil); err != nil {
 		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	return inOrder(ids, byID), nil
@@ -102,18 +102,19 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]Chunk, error) {
 
 // load reads the chunks with the given ids into byID: packed, and column
 // by column where a row did not pack; got (if not nil) is told of each
-// packed one with its revision.
-func (s *Store) load(ctx context.Context, ids []any, byID map[int64]Chunk, got func(c Chunk, rev int64)) error {
-	odd, err := s.readPacked(ctx, ids, func(c Chunk, rev int64) {
+// packed one. It returns the revision of every row read.
+func (s *Store) load(ctx context.Context, ids []any, byID map[int64]Chunk, got func(c Chunk, rev int64)) (map[int64]int64, error) {
+	revs := make(map[int64]int64, len(ids))
+	odd, err := s.readPacked(ctx, ids, revs, func(c Chunk, rev int64) {
 		byID[c.ID] = c
 		if got != nil {
 			got(c, rev)
 		}
 	})
 	if err != nil || len(odd) == 0 {
-		return err
+		return revs, err
 	}
-	return s.readColumns(ctx, odd, byID)
+	return revs, s.readColumns(ctx, odd, byID)
 }
 
 // inOrder is the chunks of byID in the order of ids (ids not there, rows
@@ -130,7 +131,7 @@ func inOrder(ids []int64, byID map[int64]Chunk) []Chunk {
 
 // readPacked reads the chunks with the given ids, handing each to got with
 // its revision, and returns the ids of those whose packed row did not parse.
-func (s *Store) readPacked(ctx context.Context, ids []any, got func(c Chunk, rev int64)) ([]any, error) {
+func (s *Store) readPacked(ctx context.Context, ids []any, revs map[int64]int64, got func(c Chunk, rev int64)) ([]any, error) {
 	rows, err := s.queryByIDs(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -143,6 +144,7 @@ func (s *Store) readPacked(ctx context.Context, ids []any, got func(c Chunk, rev
 		if err := rows.Scan(&id, &rev, &packed); err != nil {
 			return nil, err
 		}
+		revs[id] = rev
 		if c, ok := unpackChunk(id, packed.String); ok && packed.Valid {
 			got(c, rev)
 		} else {
