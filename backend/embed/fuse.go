@@ -115,11 +115,13 @@ func (g *graphNodes) scalar(name string) (float32, bool) {
 	return 0, false
 }
 
-// floatScalar reads a float32 TensorProto of exactly one element.
+// floatScalar reads a float32 TensorProto of exactly one element and rank
+// 0 or 1 (a higher rank would broadcast what it multiplies to more
+// dimensions, which the fused node does not).
 func floatScalar(t []field) (float32, bool) {
 	var dtype uint64
 	var data []byte
-	elems := int64(1)
+	elems, rank := int64(1), 0
 	for _, f := range t {
 		switch f.num {
 		case tensorDims:
@@ -127,6 +129,7 @@ func floatScalar(t []field) (float32, bool) {
 				return 0, false // packed dims: not what exporters write for a scalar
 			}
 			elems *= int64(f.n)
+			rank++
 		case tensorDataType:
 			dtype = f.n
 		case tensorRaw:
@@ -144,7 +147,7 @@ func floatScalar(t []field) (float32, bool) {
 			}
 		}
 	}
-	if dtype != onnxFloat || elems != 1 || len(data) != 4 {
+	if dtype != onnxFloat || elems != 1 || rank > 1 || len(data) != 4 {
 		return 0, false
 	}
 	return math.Float32frombits(binary.LittleEndian.Uint32(data)), true

@@ -218,3 +218,24 @@ func TestInt8WordTableKeepsTheScores(t *testing.T) {
 		}
 	}
 }
+
+// A GELU constant is one float of rank 0 or 1: a [1,1,1,1] one broadcasts
+// what it multiplies to four dimensions, which the fused Gelu would not.
+func TestAGELUConstantOfHigherRankIsNotAScalar(t *testing.T) {
+	half := floatBytes([]float32{0.5})
+	for dims, want := range map[string]bool{"": true, "1": true, "1,1,1,1": false} {
+		var shape []int64
+		for _, d := range strings.Split(dims, ",") {
+			if d != "" {
+				shape = append(shape, 1)
+			}
+		}
+		fs, err := fields(tensorProto("half", onnxFloat, shape, half))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := floatScalar(fs); ok != want || ok && v != 0.5 {
+			t.Errorf("dims [%s]: %v %v, want a scalar: %v", dims, v, ok, want)
+		}
+	}
+}

@@ -74,9 +74,20 @@ func (hc *hitCache) putLocked(id int64, e cachedChunk) {
 	hc.curBytes += chunkBytes(e.c)
 }
 
-// chunkBytes is roughly what a cached chunk holds.
+// chunkBytes is roughly what a cached chunk holds: its text fields, the
+// keys and values of its extras (frontmatter fields ride on every chunk of
+// a note) and a fixed overhead.
 func chunkBytes(c Chunk) int {
-	return len(c.Content) + len(c.EmbedText) + len(c.Meta.NoteText) + len(c.Meta.Title) + 512
+	m := c.Meta
+	n := len(c.Content) + len(c.EmbedText) + 512
+	for _, s := range []string{m.DocType, m.Visibility, m.Source, m.Title, m.Authors, m.DOI, m.Track, m.StorageMode, m.FilePath,
+		m.ContentHash, m.Section, m.ModifiedAt, m.DateAdded, m.Category, m.Status, m.Entity, m.EventDate, m.Tags, m.AnnotationKind, m.NoteText} {
+		n += len(s)
+	}
+	for k, v := range m.Extra {
+		n += len(k) + len(v) + 16
+	}
+	return n
 }
 
 // cloneChunk copies what a caller could change in place (the score and

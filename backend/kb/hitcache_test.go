@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -253,5 +254,20 @@ func TestAChunkChangedAfterTheRankingIsNotReturned(t *testing.T) {
 	// The next search ranks afresh: c.md only.
 	if got := byPath(searchBoth(t, reader, "alpha")); len(got) != 2 || got["a.md"].Meta.Visibility != Private {
 		t.Fatalf("next search: %+v", got)
+	}
+}
+
+// The words remembered as absent from the dictionary stay bounded on a
+// quiet store that is asked ever new words.
+func TestAbsentTermsStayBounded(t *testing.T) {
+	var c termCache
+	for i := range 3 * maxAbsentTerms {
+		c.noteAbsent([]any{fmt.Sprintf("w%d", i)}, nil, 7)
+		if len(c.absent) > maxAbsentTerms {
+			t.Fatalf("%d words remembered", len(c.absent))
+		}
+	}
+	if !c.absentAt(fmt.Sprintf("w%d", 3*maxAbsentTerms-1), 7) {
+		t.Fatal("the latest word is forgotten")
 	}
 }

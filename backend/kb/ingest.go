@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -18,10 +19,38 @@ func (s *Store) Ingest(ctx context.Context, e Embedder, chunks []Chunk, replace 
 }
 
 // Stored names content already in the store: chunks with this content hash,
-// written at this metadata schema or a later one.
+// written at this metadata schema or a later one, and (when set) of this
+// visibility.
 type Stored struct {
 	ContentHash string
 	MetaSchema  int
+	Visibility  string
+}
+
+// predicate is the SQL condition (over chunks aliased c) of rows holding
+// what st names, and its arguments.
+func (st Stored) predicate() (string, []any) {
+	where, args := "c.content_hash = ? AND c.meta_schema >= ?", []any{st.ContentHash, st.MetaSchema}
+	if st.Visibility != "" {
+		where, args = where+" AND c.visibility = ?", append(args, st.Visibility)
+	}
+	return where, args
+}
+
+// holds reports whether a row that f selects holds st, read outside any
+// write (a cheap look before costly work; the write checks again).
+func (s *Store) holds(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, f Filter, st Stored) (bool, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return false, err
+	}
+	cond, cargs := st.predicate()
+	var there int
+	err = q.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM chunks AS c WHERE (`+where+`) AND `+cond+` LIMIT 1)`,
+		append(args, cargs...)...).Scan(&there)
+	return there > 0, err
 }
 
 // IngestChanged is Ingest for a document that several processes may index
@@ -29,10 +58,18 @@ type Stored struct {
 // what replace selects already holds same — another process stored these
 // bytes after the caller last looked — nothing is written and written is
 // false, so that process's chunks and their vectors stay. The check runs
-// inside the write transaction, so of two processes racing one writes.
+// inside the write transaction, so of two processes racing one writes; a
+// look before embedding spares the embedding when the other process is
+// already done. replace names one document (a note's path).
 func (s *Store) IngestChanged(ctx context.Context, e Embedder, chunks []Chunk, replace *Filter, same Stored) (written bool, err error) {
+	const op = "kb.IngestChanged"
 	if replace == nil || same.ContentHash == "" {
-		return false, errs.New(errs.Invalid, "kb.IngestChanged", "name what is replaced and its content hash")
+		return false, errs.New(errs.Invalid, op, "name what is replaced and its content hash")
+	}
+	if there, err := s.holds(ctx, s.db, *replace, same); err != nil {
+		return false, errs.Wrap(errs.RAG, op, err)
+	} else if there {
+		return false, nil
 	}
 	return s.ingest(ctx, e, chunks, replace, &same)
 }

@@ -152,12 +152,17 @@ func (c *termCache) absentAt(t string, gen int64) bool {
 	return c.absentGen == gen && c.absent[t]
 }
 
+// maxAbsentTerms bounds the words remembered as absent.
+const maxAbsentTerms = 4096
+
 // noteAbsent records that terms were not in the dictionary as read at or
 // after generation gen (so not at gen: terms are never deleted).
 func (c *termCache) noteAbsent(terms []any, found map[string]int64, gen int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.absent == nil || c.absentGen != gen {
+	// Bounded: a quiet store queried with ever new words (an agent, an MCP
+	// client) starts the record afresh rather than growing it.
+	if c.absent == nil || c.absentGen != gen || len(c.absent) >= maxAbsentTerms {
 		c.absent, c.absentGen = map[string]bool{}, gen
 	}
 	for _, t := range terms {

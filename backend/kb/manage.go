@@ -356,6 +356,21 @@ var updatable = map[string]bool{"title": true, "authors": true, "doi": true, "vi
 // UpdateFields changes metadata of every chunk matching the filter without
 // touching content or vectors. Papers stay public whatever is asked.
 func (s *Store) UpdateFields(ctx context.Context, f Filter, fields map[string]any) (int, error) {
+	return s.updateFields(ctx, f, nil, fields)
+}
+
+// UpdateFieldsIf is UpdateFields on the chunks that still hold same: a
+// refresh that found a note's bytes unchanged restamps them only if no
+// other process stored another version since it read the store's state
+// (0 updated: index the note afresh).
+func (s *Store) UpdateFieldsIf(ctx context.Context, f Filter, same Stored, fields map[string]any) (int, error) {
+	if same.ContentHash == "" {
+		return 0, errs.New(errs.Invalid, "kb.UpdateFields", "name the content hash the chunks must hold")
+	}
+	return s.updateFields(ctx, f, &same, fields)
+}
+
+func (s *Store) updateFields(ctx context.Context, f Filter, same *Stored, fields map[string]any) (int, error) {
 	if len(fields) == 0 {
 		return 0, errs.New(errs.Invalid, "kb.UpdateFields", "nothing to update")
 	}
@@ -382,6 +397,11 @@ func (s *Store) UpdateFields(ctx context.Context, f Filter, fields map[string]an
 	guard := ""
 	if v, ok := fields["visibility"]; ok && v == Private {
 		guard = " AND c.doc_type NOT IN ('paper','digest')"
+	}
+	if same != nil {
+		cond, cargs := same.predicate()
+		guard += " AND " + cond
+		args = append(args, cargs...)
 	}
 	relex := fields["title"] != nil || fields["tags"] != nil // both feed the lexical metadata field
 	var n int

@@ -403,10 +403,7 @@ func (s *Store) commitUnless(chunks []Chunk, replace *Filter, vm ModelInfo, same
 	err := s.writeTx(ctx, op, func(tx *sql.Tx) error {
 		written = false // a retried transaction decides afresh
 		if same != nil {
-			var there int
-			err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM chunks AS c WHERE (`+where+`) AND content_hash = ? AND meta_schema >= ? LIMIT 1)`,
-				append(args, same.ContentHash, same.MetaSchema)...).Scan(&there)
-			if err != nil || there > 0 {
+			if there, err := s.holds(ctx, tx, *replace, *same); err != nil || there {
 				return err
 			}
 		}

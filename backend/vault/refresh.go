@@ -287,19 +287,29 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	if known && state.ContentHash == hash && (state.MetaSchema >= MetaSchema || !hasFrontmatter || inPlace) {
 		// Same bytes: stamp what changed without re-embedding.
 		fields := map[string]any{"modified_at": mtime}
-		if state.Visibility != vis {
+		reclassified, migrates := state.Visibility != vis, state.MetaSchema < MetaSchema
+		if reclassified {
 			fields["visibility"] = vis
-			res.Reclassified++
 		}
-		if state.MetaSchema < MetaSchema {
+		if migrates {
 			fields["meta_schema"] = MetaSchema
-			res.Migrated++
 		}
 		if inPlace {
 			fields["event_date"] = migrated.EventDate
 		}
-		_, err := r.Store.UpdateFields(ctx, *noteFilter(rel), fields)
-		return err
+		// Only if the store still holds these bytes: another process may
+		// have stored another version since states was read (and the file
+		// changed back since), which only indexing afresh replaces.
+		n, err := r.Store.UpdateFieldsIf(ctx, *noteFilter(rel), kb.Stored{ContentHash: hash}, fields)
+		if err != nil || n > 0 {
+			if n > 0 && reclassified {
+				res.Reclassified++
+			}
+			if n > 0 && migrates {
+				res.Migrated++
+			}
+			return err
+		}
 	}
 	note := Note{FilePath: rel, Source: kb.SourceVault, Text: string(data), Hash: hash, ModifiedAt: mtime, Visibility: vis}
 	var chunks []kb.Chunk
@@ -317,7 +327,7 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 	// The other long-running process (the tray, the window) watches the
 	// vault too: if it stored these bytes since states was read, its chunks
 	// and their vectors stay, and this refresh has nothing to count.
-	written, err := r.Store.IngestChanged(ctx, r.Embed, chunks, noteFilter(rel), kb.Stored{ContentHash: hash, MetaSchema: MetaSchema})
+	written, err := r.Store.IngestChanged(ctx, r.Embed, chunks, noteFilter(rel), kb.Stored{ContentHash: hash, MetaSchema: MetaSchema, Visibility: vis})
 	if err != nil || !written {
 		return err
 	}

@@ -410,3 +410,62 @@ func TestRefreshKeepsANoteAnotherProcessJustStored(t *testing.T) {
 		t.Fatal("the changed note kept the old vectors")
 	}
 }
+
+// A note another process re-indexed at another version while this one held
+// older states, and whose file then changed back, is indexed afresh: the
+// stale states' "same bytes" must not restamp the other version for good.
+func TestAStaleSameBytesRefreshDoesNotPinAnotherVersion(t *testing.T) {
+	r, _, root := setup(t)
+	ctx := context.Background()
+	alpha, bravo := "# Kettle\nversion alpha text.\n", "# Kettle\nversion bravo text.\n"
+	write(t, root, "kettle.md", alpha)
+	if _, err := r.RefreshFile(ctx, "kettle.md"); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := r.Store.NoteStates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := &Refresher{Root: root, PrivateDirs: r.PrivateDirs, Store: r.Store, ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap}
+	write(t, root, "kettle.md", bravo)
+	if _, err := other.RefreshFile(ctx, "kettle.md"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "kettle.md", alpha) // changed back
+	var res Result
+	if err := r.syncPath(ctx, "kettle.md", stale, &res); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := r.Store.BM25(ctx, "version", kb.Filter{FilePath: "kettle.md"}, 5)
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Chunk.Content, "alpha") || res.Updated != 1 {
+		t.Fatalf("file says alpha; store has %+v (%v), refresh %+v", hits, err, res)
+	}
+}
+
+// The other process's copy is kept only if it is what this one would
+// store: same bytes stored under another visibility (its private folders
+// were not yet this one's) are written again; and when the copy is kept,
+// the note is not even embedded.
+func TestIngestChangedComparesVisibilityAndSparesTheEmbedding(t *testing.T) {
+	r, emb, root := setup(t)
+	ctx := context.Background()
+	write(t, root, "notes/plan.md", "# Plan\nThe grant plan.\n")
+	stale, _ := r.Store.NoteStates(ctx)
+	other := &Refresher{Root: root, Store: r.Store, ChunkSize: r.ChunkSize, ChunkOverlap: r.ChunkOverlap} // no private folders
+	if _, err := other.RefreshFile(ctx, "notes/plan.md"); err != nil {
+		t.Fatal(err)
+	}
+	before := emb.calls
+	var res Result
+	if err := r.syncPath(ctx, "notes/plan.md", stale, &res); err != nil || res.Added != 0 || emb.calls != before {
+		t.Fatalf("same copy: %+v %v, %d embeddings", res, err, emb.calls-before)
+	}
+	r.PrivateDirs = []string{"notes"} // this process now counts notes/ private
+	if err := r.syncPath(ctx, "notes/plan.md", stale, &res); err != nil || res.Added != 1 {
+		t.Fatalf("another visibility: %+v %v", res, err)
+	}
+	hits, err := r.Store.BM25(ctx, "grant", kb.Filter{FilePath: "notes/plan.md"}, 5)
+	if err != nil || len(hits) != 1 || hits[0].Chunk.Meta.Visibility != kb.Private {
+		t.Fatalf("%+v %v", hits, err)
+	}
+}
