@@ -16,6 +16,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -29,17 +30,11 @@ import (
 
 func services(t *testing.T, tweak ...func(*config.Config)) (*Services, *config.Config) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte("# my settings\n[chat]\nresponse_style = \"\" # how to answer\n"), 0o600)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Vault.Path = filepath.Join(home, "vault")
+	cfg := configtest.WithFile(t, "# my settings\n[chat]\nresponse_style = \"\" # how to answer\n")
+	cfg.Vault.Path = filepath.Join(cfg.Home, "vault")
 	os.MkdirAll(filepath.Join(cfg.Vault.Path, "garden"), 0o755)
 	os.WriteFile(filepath.Join(cfg.Vault.Path, "garden", "roses.md"), []byte("# Roses\n\nPrune roses in winter.\n"), 0o644)
-	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(home, "bow"), ""
+	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = filepath.Join(cfg.Home, "bow"), ""
 	if err := embedtest.WriteEmbedder(cfg.RAG.EmbedModel, embedtest.Words("prune roses winter")); err != nil {
 		t.Fatal(err)
 	}

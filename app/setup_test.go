@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +15,10 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/loopbacktest"
 	"github.com/jarvis-kb/jarvis/backend/models/hubtest"
 	"github.com/jarvis-kb/jarvis/backend/ops"
 )
@@ -26,17 +27,6 @@ var firstRunNotes = map[string]string{
 	"garden/tomatoes.md": "# Tomatoes\n\nTomato plants need full sun and deep watering twice a week.\n",
 	"garden/roses.md":    "# Roses\n\nPrune roses in late winter.\n",
 	"journal/today.md":   "# Today\n\nWorried about the grant budget.\n",
-}
-
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // fresh is a first launch: no config file, no vault, no models, no chat
@@ -50,14 +40,12 @@ func fresh(t *testing.T, provider string) (*Services, string, chan ops.Op) {
 // freshWith is fresh with these notes waiting to be chosen.
 func freshWith(t *testing.T, provider string, firstRunNotes map[string]string) (*Services, string, chan ops.Op) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
 	t.Setenv("HOME", t.TempDir()) // ~/vault does not exist
 	for _, k := range []string{"VAULT_PATH", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "HF_TOKEN", "PDF_WATCH_DIR"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("CHAT_PROVIDER", provider)
-	t.Setenv("OLLAMA_HOST", closedAddr(t))
+	t.Setenv("OLLAMA_HOST", loopbacktest.FreeAddr(t))
 	notes := t.TempDir()
 	var texts []string
 	for rel, text := range firstRunNotes {
@@ -72,10 +60,7 @@ func freshWith(t *testing.T, provider string, firstRunNotes map[string]string) (
 	hub := httptest.NewServer(hubtest.Handler(repos))
 	t.Cleanup(hub.Close)
 	t.Setenv("HF_ENDPOINT", hub.URL)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	ag, err := agent.New(cfg, agent.Options{Getenv: os.Getenv})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/llm"
 	"github.com/jarvis-kb/jarvis/backend/prompts"
 )
@@ -22,11 +23,7 @@ import (
 // closes the agent.
 func startAgent(t *testing.T, configure func(*config.Config)) (*agent.Agent, *config.Config) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	if configure != nil {
 		configure(cfg)
 	}

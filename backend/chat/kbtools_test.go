@@ -3,16 +3,14 @@ package chat
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
@@ -40,11 +38,7 @@ type kbFixture struct {
 // fixtures (real tokenizer, real ONNX runtime) and returns the KB tools.
 func newKB(t *testing.T) *kbFixture {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	root := filepath.Join(t.TempDir(), "vault")
 	var all []string
 	long := "# Long\n\n"
@@ -438,18 +432,8 @@ func TestChatHistoryIsIndexedSearchedAndFollowsPrivacy(t *testing.T) {
 
 func TestAddDocumentLocalAndArxivWithDuplicateQuestion(t *testing.T) {
 	f := newKB(t)
-	feed, _ := os.ReadFile("../digest/testdata/arxiv_page.xml")
-	pdfBytes, _ := os.ReadFile("../pdf/testdata/annotated.pdf")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/pdf/") {
-			w.Write(pdfBytes)
-			return
-		}
-		w.Write(feed)
-	}))
-	defer srv.Close()
-	papers := &Papers{Papers: kbtools.Papers{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 10, Retry: digest.Retry{Attempts: 1}},
-		Options: ingest.Options{ChunkSize: 1024}}}
+	srv := digesttest.ServeArxiv(t, "../pdf/testdata/annotated.pdf")
+	papers := &Papers{Papers: kbtools.Papers{Arxiv: digesttest.Client(srv), Options: ingest.Options{ChunkSize: 1024}}}
 	f.tools.Tools["add_document"] = AddDocumentTool(f.kb, papers)
 	ctx, l, _ := turnCtx()
 	local, _ := filepath.Abs("../pdf/testdata/annotated.pdf")

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -10,18 +9,13 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm"
+	"github.com/jarvis-kb/jarvis/backend/loopbacktest"
 )
 
 // refusedURL is a loopback address nothing listens on.
 func refusedURL(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
+	return "http://" + loopbacktest.FreeAddr(t)
 }
 
 // offlineRunner is a runner over the knowledge-base fixture f whose model

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"fmt"
-	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -21,11 +21,7 @@ import (
 )
 
 func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	root := t.TempDir()
 	cfg.Vault.Path = filepath.Join(root, "vault")
 	os.MkdirAll(cfg.Vault.Path, 0o755)
@@ -99,8 +95,7 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 
 	// Without models the jobs still index: notes are found by keyword and
 	// wait for their vectors.
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg2, _ := config.Load()
+	cfg2 := configtest.New(t)
 	cfg2.Vault = cfg.Vault
 	cfg2.RAG.EmbedModel = "BAAI/bge-small-en-v1.5"
 	svc2 := &Services{Cfg: cfg2}
@@ -115,8 +110,7 @@ func TestJobsIndexTheVaultAndTheInbox(t *testing.T) {
 }
 
 func TestInboxInsideAPrivateFolderIsRefused(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	cfg.Vault.PrivateDirs = []string{"private"}
 	cfg.Sync.PDFWatchDir = filepath.Join(cfg.Vault.Path, "private", "inbox")
@@ -132,8 +126,7 @@ func TestInboxInsideAPrivateFolderIsRefused(t *testing.T) {
 // the configured folder) and a kick start the backfill, after which search
 // is hybrid.
 func TestBackgroundWatchesTheVaultAndBackfillsWhenAModelArrives(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	modelDir := filepath.Join(t.TempDir(), "bow")
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = modelDir, ""
@@ -189,13 +182,9 @@ func TestBackgroundWatchesTheVaultAndBackfillsWhenAModelArrives(t *testing.T) {
 // A job error that echoes an API key reaches neither the status file nor
 // logs/sync.log with the key in it.
 func TestSchedulerKeepsSecretsOutOfStatusAndLog(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
 	const key = "sk-ant-api03-secret-0123456789"
 	t.Setenv("ANTHROPIC_API_KEY", key)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	log, err := OpenSyncLog(cfg, nil)
 	if err != nil {
@@ -233,8 +222,7 @@ func TestSchedulerKeepsSecretsOutOfStatusAndLog(t *testing.T) {
 // cancelled after its first batch keeps that batch and finishes on the
 // next kick.
 func TestBackgroundOnASharedEngineAndACancelledBackfill(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	var words []string
 	for i := range kb.BackfillBatch + 36 {
@@ -322,8 +310,7 @@ func TestBackgroundOnASharedEngineAndACancelledBackfill(t *testing.T) {
 // compete with a backfill in its process; with the tray gone the window
 // embeds itself, a few seconds late.
 func TestWindowYieldsTheBackfillToTheTray(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	modelDir := filepath.Join(t.TempDir(), "bow")
 	if err := embedtest.WriteEmbedder(modelDir, embedtest.Words("descale the kettle monthly prune the roses")); err != nil {

@@ -6,14 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
-	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
 
@@ -21,16 +21,7 @@ import (
 // indexed in full text with its figures captioned by the configured model
 // (a loopback server speaking Ollama's protocol scores and captions).
 func TestDigestCaptionsFiguresOfTopPapers(t *testing.T) {
-	feed, _ := os.ReadFile("../digest/testdata/arxiv_page.xml")
-	paper, _ := os.ReadFile("../pdf/testdata/paper.pdf")
-	arxiv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/pdf/") {
-			w.Write(paper)
-			return
-		}
-		w.Write(feed)
-	}))
-	defer arxiv.Close()
+	arxiv := digesttest.ServeArxiv(t, "../pdf/testdata/paper.pdf")
 	var captions atomic.Int32
 	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/tags" {
@@ -48,11 +39,7 @@ func TestDigestCaptionsFiguresOfTopPapers(t *testing.T) {
 		line(map[string]any{"message": map[string]any{"role": "assistant", "content": ""}, "done": true, "done_reason": "stop"})
 	}))
 	defer ollama.Close()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Chat.Provider, cfg.Chat.OllamaURL = "ollama", ollama.URL
 	cfg.Digest.OutputDir = t.TempDir()
 	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
@@ -61,7 +48,8 @@ func TestDigestCaptionsFiguresOfTopPapers(t *testing.T) {
 	cfg.RAG.FigureCaptions, cfg.RAG.FigureMinPixels = true, 1000
 	svc := &Services{Cfg: cfg, Getenv: func(string) string { return "" }}
 	defer svc.Close()
-	ax := &digest.Arxiv{BaseURL: arxiv.URL + "/api/query", PDFBase: arxiv.URL + "/pdf", HTTP: arxiv.Client(), PageSize: 10, Delay: time.Millisecond, Retry: digest.Retry{Attempts: 1}}
+	ax := digesttest.Client(arxiv)
+	ax.Delay = time.Millisecond
 	out, err := svc.RunDigest(context.Background(), DigestOptions{Arxiv: ax})
 	if err != nil || out.FullText != 1 {
 		t.Fatalf("%v %+v", err, out)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/fsutil/locktest"
@@ -58,13 +59,8 @@ func holdInOtherProcess(t *testing.T, home, which string) int {
 // process's pid.
 func heldElsewhere(t *testing.T, which string) (*config.Config, int) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := holdInOtherProcess(t, home, which)
+	cfg := configtest.New(t)
+	pid := holdInOtherProcess(t, cfg.Home, which)
 	return cfg, pid
 }
 
@@ -97,11 +93,7 @@ func TestSecondSchedulerIsRefusedNamingTheFirst(t *testing.T) {
 }
 
 func TestForcedDigestStillChecksItsSettings(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Digest.Day = "someday" // a stale setting of a disabled digest
 	svc := &Services{Cfg: cfg}
 	if _, err := svc.RunDigest(context.Background(), DigestOptions{}); !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "digest.day") {

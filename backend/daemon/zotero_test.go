@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
@@ -20,11 +21,7 @@ import (
 // them.
 func zoteroServices(t *testing.T, item zotero.Item) (*config.Config, *Services) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
 	cfg.Zotero.DataDir = t.TempDir()
 	db := zoterotest.New(t, cfg.Zotero.DataDir)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -32,11 +33,7 @@ var benchWords = strings.Fields(`landlord deposit lease tomato garden prune comp
 
 func benchVault(b *testing.B, notes int) (*config.Config, string) {
 	b.Helper()
-	b.Setenv("JARVIS_HOME", b.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := configtest.New(b)
 	cfg.Vault.Path = b.TempDir()
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range notes {

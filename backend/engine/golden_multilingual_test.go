@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 )
@@ -40,11 +40,7 @@ func TestGoldenMultilingual(t *testing.T) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	write := func(rel string, data []byte) {
 		p := filepath.Join(cfg.Vault.Path, rel)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -71,11 +71,7 @@ func ndcg10(ranked []string, rel map[string]int) float64 {
 // answer first: inflected forms, names, acronyms, numbers, diacritics.
 func TestGoldenSet(t *testing.T) {
 	g := loadGolden(t)
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	var texts []string
 	for rel, text := range g.Notes {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
@@ -25,11 +25,7 @@ import (
 // of one indexed note (keyword search only: no models installed).
 func scanEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	note := filepath.Join(cfg.Vault.Path, "garden", "roses.md")
 	os.MkdirAll(filepath.Dir(note), 0o755)

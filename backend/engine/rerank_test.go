@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -132,11 +133,7 @@ func TestCappedRerankKeepsTheWinnerOnLongNotes(t *testing.T) {
 // (name -> text), and the notes' texts.
 func vaultOf(t *testing.T, notes map[string]string) (*config.Config, []string) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Vault.Path = t.TempDir()
 	var texts []string
 	for name, text := range notes {

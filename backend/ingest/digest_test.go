@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
@@ -57,26 +56,15 @@ func kbIndexer(t *testing.T, words ...string) *DigestIndexer {
 }
 
 func TestDigestPipelineIndexesTiersIntoTheStore(t *testing.T) {
-	feed, err := os.ReadFile("../digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdfBytes, _ := os.ReadFile("../pdf/testdata/paper.pdf")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/pdf/") {
-			w.Header().Set("Content-Type", "application/pdf")
-			w.Write(pdfBytes)
-			return
-		}
-		w.Header().Set("Content-Type", "application/atom+xml")
-		w.Write(feed)
-	}))
-	defer srv.Close()
+	feed := digesttest.Feed(t)
+	srv := digesttest.ServeArxiv(t, "../pdf/testdata/paper.pdf")
 	idx := kbIndexer(t, string(feed), "sparse attention keeps accuracy window size validation sweep")
 	out := t.TempDir()
+	ax := digesttest.Client(srv)
+	ax.PageSize = 100
 	p := &digest.Pipeline{
 		Cfg:       config.Digest{OutputDir: out, MaxResults: 10, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
-		Arxiv:     &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(), PageSize: 100, Retry: digest.Retry{Attempts: 1}},
+		Arxiv:     ax,
 		LLM:       oneReply(`[{"id":0,"score":9,"summary":"MoE for cytometry.","reason":"methods","track":"ml"},{"id":1,"score":8,"summary":"Second paper."}]`),
 		ModelName: "ollama:test", Prompt: func() (string, error) { return "R", nil }, Index: idx,
 		Now: func() time.Time { return time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC) },

@@ -15,50 +15,38 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/jarvis-kb/jarvis/backend/agent"
-	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 )
 
-// arxivServer speaks the arXiv API (the Atom feed of a query) and serves
-// the PDF; with hold set, the PDF never comes: the request is reported
+// arxivServer is digesttest's loopback arXiv (the Atom feed of a query,
+// the PDF); with hold set, the PDF never comes: the request is reported
 // (started), then its cancellation (cancelled).
 type arxivServer struct {
-	feed, pdf          []byte
+	arxiv              *digesttest.Arxiv
 	hold               bool
 	started, cancelled chan struct{}
 }
 
 func (a *arxivServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
-	if !strings.HasPrefix(r.URL.Path, "/pdf/") {
-		w.Write(a.feed)
-		return
-	}
-	if a.hold {
+	if a.hold && strings.HasPrefix(r.URL.Path, "/pdf/") {
 		a.started <- struct{}{}
 		<-r.Context().Done()
 		a.cancelled <- struct{}{}
 		return
 	}
-	w.Write(a.pdf)
+	a.arxiv.ServeHTTP(w, r)
 }
 
 func newArxiv(t *testing.T, hold bool) (*arxivServer, agent.Options) {
 	t.Helper()
-	feed, err := os.ReadFile("../digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdf, err := os.ReadFile("../pdf/testdata/annotated.pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &arxivServer{feed: feed, pdf: pdf, hold: hold, started: make(chan struct{}, 4), cancelled: make(chan struct{}, 4)}
+	a := &arxivServer{arxiv: digesttest.NewArxiv(t, "../pdf/testdata/annotated.pdf"), hold: hold,
+		started: make(chan struct{}, 4), cancelled: make(chan struct{}, 4)}
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
-	return a, agent.Options{Arxiv: &digest.Arxiv{BaseURL: srv.URL + "/api/query", PDFBase: srv.URL + "/pdf", HTTP: srv.Client(),
-		PageSize: 10, Retry: digest.Retry{Attempts: 1}}}
+	return a, agent.Options{Arxiv: digesttest.Client(srv)}
 }
 
 // connectWithProgress connects a client that collects the progress

@@ -19,6 +19,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/agent"
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
@@ -62,13 +63,9 @@ func newFixtureOf(t *testing.T, allowPrivate bool, notes map[string]string) *fix
 // servers, say).
 func newFixtureWith(t *testing.T, allowPrivate bool, notes map[string]string, o agent.Options) *fixture {
 	t.Helper()
-	home, root := t.TempDir(), t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
+	root := t.TempDir()
 	mcptest.WriteVault(t, root, notes)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	model := &mcptest.Ollama{}
 	srv := httptest.NewServer(model)
 	t.Cleanup(srv.Close)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -17,17 +18,10 @@ import (
 
 func fresh(t *testing.T) *config.Config {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("JARVIS_HOME", home)
 	for _, k := range []string{"VAULT_PATH", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_HOST", "CHAT_PROVIDER"} {
 		t.Setenv(k, "")
 	}
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte("# my settings\n[chat]\nresponse_style = \"brief\" # keep\n"), 0o600)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return configtest.WithFile(t, "# my settings\n[chat]\nresponse_style = \"brief\" # keep\n")
 }
 
 // ollama answers /api/tags like a real server with the given models.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/engine"
@@ -48,11 +49,7 @@ func fakeOllama(t *testing.T) *httptest.Server {
 
 func TestAskRunsATurnWithToolsAndSavesTheSession(t *testing.T) {
 	srv := fakeOllama(t)
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Chat.OllamaURL = srv.URL
 	io, _, out, errb := iostreams.Test()
 	if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "make me a notes draft"); err != nil {
@@ -70,8 +67,7 @@ func TestAskRunsATurnWithToolsAndSavesTheSession(t *testing.T) {
 // With the model unreachable, ask still answers from the knowledge base:
 // labelled search results with their sources, and the reason on stderr.
 func TestAskWithTheModelUnreachableAnswersBySearch(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Chat.OllamaURL = "http://127.0.0.1:1"
 	cfg.Vault.Path = t.TempDir()
 	os.WriteFile(filepath.Join(cfg.Vault.Path, "lease.md"), []byte("# Lease\nThe landlord returns the deposit within 30 days."), 0o644)
@@ -126,11 +122,7 @@ func scriptedOllama(t *testing.T, calls []map[string]any, answer string) *httpte
 // reranker: what the tests of ask's use of the knowledge base share.
 func tomatoVault(t *testing.T) *config.Config {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	root := t.TempDir()
 	vaultDir := filepath.Join(root, "vault")
 	os.MkdirAll(filepath.Join(vaultDir, "garden"), 0o755)
@@ -175,11 +167,7 @@ func TestAskSearchesTheKBCitesAndAsksBeforeRemoving(t *testing.T) {
 // drafts tree, ask says where to review it, and the window's workspace
 // (a fresh one over the same drafts dir) lists it and applies it.
 func TestAskProposalWaitsForTheWindow(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	var mu sync.Mutex
 	n := 0
 	draftID := regexp.MustCompile(`Created draft (draft-[0-9a-f]+)`)
@@ -269,11 +257,7 @@ func limitOllama(t *testing.T) *httptest.Server {
 func TestAskSaysATaskContinuedByItself(t *testing.T) {
 	for _, auto := range []int{1, 0} {
 		srv := limitOllama(t)
-		t.Setenv("JARVIS_HOME", t.TempDir())
-		cfg, err := config.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := configtest.New(t)
 		cfg.Chat.OllamaURL, cfg.Chat.MaxIterations, cfg.Chat.AutoContinue = srv.URL, 1, auto
 		io, _, out, errb := iostreams.Test()
 		if err := Run(context.Background(), io, cfg, func(string) string { return "" }, &Options{KBOnly: true}, "list my drafts, then more"); err != nil {

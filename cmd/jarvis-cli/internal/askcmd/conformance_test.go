@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/llm/wiretest"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -19,11 +20,7 @@ import (
 // server, runs `ask`, and returns stdout, stderr, the error and the config.
 func askAgainst(t *testing.T, c wiretest.Case, url string, opts *Options, question string) (string, string, error, *config.Config) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	switch c.Provider {
 	case "anthropic":
 		cfg.Chat.Provider, cfg.Anthropic.BaseURL = "anthropic", url
@@ -42,7 +39,7 @@ func askAgainst(t *testing.T, c wiretest.Case, url string, opts *Options, questi
 		return ""
 	}
 	io, _, out, errb := iostreams.Test()
-	err = Run(context.Background(), io, cfg, getenv, opts, question)
+	err := Run(context.Background(), io, cfg, getenv, opts, question)
 	return out.String(), errb.String(), err, cfg
 }
 

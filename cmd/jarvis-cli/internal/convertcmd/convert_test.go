@@ -1,14 +1,14 @@
 package convertcmd
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ocr/ocrtest"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
@@ -82,21 +82,8 @@ func TestMultiLineMarksStayReadable(t *testing.T) {
 
 // convert-pdf takes an arXiv link or id, or arXiv's DOI, like kb add.
 func TestConvertArxivURL(t *testing.T) {
-	feed, _ := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	paper, _ := os.ReadFile("../../../../backend/pdf/testdata/paper.pdf")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/pdf/2611.01234" {
-			w.Write(paper)
-			return
-		}
-		w.Write(feed)
-	}))
-	defer srv.Close()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := digesttest.ServeArxiv(t, "../../../../backend/pdf/testdata/paper.pdf")
+	cfg := configtest.New(t)
 	cfg.Digest.ArxivURL = srv.URL + "/api/query"
 	for _, arg := range []string{"https://arxiv.org/pdf/2611.01234v2", "https://doi.org/10.48550/arXiv.2611.01234", "2611.01234"} {
 		streams, _, out, errb := iostreams.Test()

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/digest"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
@@ -25,23 +27,11 @@ func (r oneReply) CompleteText(context.Context, string, int, int) (string, error
 	return string(r), nil
 }
 
-// arxivFeed is the recorded arXiv API page the loopback servers answer
-// with.
-func arxivFeed(t *testing.T) []byte {
-	t.Helper()
-	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return feed
-}
-
 // digestHome is the configuration of a fresh data directory that digests
 // two cs.LG papers and nothing from bioRxiv, into a temporary folder.
 func digestHome(t *testing.T) *config.Config {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Digest.OutputDir = t.TempDir()
 	cfg.Digest.ArxivCategories = []config.Quota{{Name: "cs.LG", Limit: 2}}
 	cfg.Digest.BiorxivCategories, cfg.Digest.BiorxivKeywords = nil, nil
@@ -62,9 +52,7 @@ func TestDigestDisabledPrintsHowToEnable(t *testing.T) {
 }
 
 func TestDigestForceRunsAndPrintsCounts(t *testing.T) {
-	feed := arxivFeed(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(feed) }))
-	defer srv.Close()
+	srv := digesttest.ServeArxiv(t, "")
 	cfg := digestHome(t)
 	io, _, out, _ := iostreams.Test()
 	opts := &Options{
@@ -86,7 +74,7 @@ func TestDigestForceRunsAndPrintsCounts(t *testing.T) {
 // digest.arxiv_url and digest.biorxiv_url point the real clients at a
 // mirror or, here, a loopback server speaking both APIs.
 func TestDigestRunUsesTheConfiguredServers(t *testing.T) {
-	feed := arxivFeed(t)
+	feed := digesttest.Feed(t)
 	details, err := os.ReadFile("../../../../backend/digest/testdata/biorxiv_page.json")
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +118,7 @@ func TestDigestRunUsesTheConfiguredServers(t *testing.T) {
 // scoring request (public abstracts: no knowledge-base document) and one
 // per paper summary naming that paper, one record per request on the wire.
 func TestADigestRunIsInTheLedgerRequestByRequest(t *testing.T) {
-	feed := arxivFeed(t)
-	arxiv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(feed) }))
-	defer arxiv.Close()
+	arxiv := digesttest.ServeArxiv(t, "")
 	var mu sync.Mutex
 	requests := 0
 	anthropic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -6,26 +6,15 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/ocr"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
-// freshConfig is the default configuration of an empty data directory
-// (JARVIS_HOME in a temporary directory), as each test here starts from.
-func freshConfig(t *testing.T) *config.Config {
-	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
-
 func TestDoctorReportsBackendModelAndProbe(t *testing.T) {
-	cfg := freshConfig(t)
+	cfg := configtest.New(t)
 	dir := filepath.Join(t.TempDir(), "bow")
 	if err := embedtest.WriteEmbedder(dir, embedtest.Words("probe words here")); err != nil {
 		t.Fatal(err)
@@ -68,7 +57,7 @@ func TestDoctorReportsBackendModelAndProbe(t *testing.T) {
 // tesseract on PATH), a warning with the command that installs it, and
 // doctor still passes.
 func TestDoctorReportsOCR(t *testing.T) {
-	cfg := freshConfig(t)
+	cfg := configtest.New(t)
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
 	cfg.Vault.Path = t.TempDir()
 	load := func() (*config.Config, error) { return cfg, nil }

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/kb/kbtest"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 func TestDoctorRunsTheIntegrityCheck(t *testing.T) {
-	cfg := freshConfig(t)
+	cfg := configtest.New(t)
 	doctor := func() string {
 		io, _, out, _ := iostreams.Test()
 		Run(io, func() (*config.Config, error) { return cfg, nil }, func(string) string { return "" }) // only the integrity line matters here

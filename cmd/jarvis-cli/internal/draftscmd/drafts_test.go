@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/drafts"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
@@ -24,11 +25,7 @@ type fixture struct {
 // yesterday by another program, one old but kept, one new.
 func setup(t *testing.T) fixture {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Drafts.RetentionDays = 30
 	ws, err := drafts.Open(cfg.Drafts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/ingest"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
@@ -27,11 +28,7 @@ func run(t *testing.T, cfg *config.Config, args ...string) (string, error) {
 // failed with its reason once it was tried, a retry of the replaced file
 // indexes it, and a retry cannot reach outside the inbox.
 func TestInboxListsFailuresAndRetriesAFile(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	cfg.Sync.PDFWatchDir = t.TempDir()
 	cfg.RAG.EmbedModel, cfg.RAG.RerankModel = "", ""
 	cfg.Chat.OllamaURL = "http://127.0.0.1:1" // no model: metadata inference degrades, ingest goes on

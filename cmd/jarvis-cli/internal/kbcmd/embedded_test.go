@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
@@ -23,11 +24,7 @@ const external = "# Attention\n\nThe transformer architecture uses attention so 
 // e2e builds a home with a vault, an outside file and two fixture models.
 func e2e(t *testing.T) (*config.Config, string) {
 	t.Helper()
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.New(t)
 	root := t.TempDir()
 	vaultDir := filepath.Join(root, "vault")
 	var all []string

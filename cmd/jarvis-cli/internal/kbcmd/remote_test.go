@@ -6,12 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/digest/digesttest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
@@ -22,27 +22,9 @@ import (
 // speaking their real wire formats.
 func paperServers(t *testing.T, cfg *config.Config) (pdfs, captions *atomic.Int32) {
 	t.Helper()
-	feed, err := os.ReadFile("../../../../backend/digest/testdata/arxiv_page.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	paper, err := os.ReadFile("../../../../backend/pdf/testdata/paper.pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdfs, captions = &atomic.Int32{}, &atomic.Int32{}
-	arxiv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/pdf/") {
-			if r.URL.Path != "/pdf/2611.01234" {
-				http.NotFound(w, r)
-				return
-			}
-			pdfs.Add(1)
-			w.Write(paper)
-			return
-		}
-		w.Write(feed)
-	}))
+	papers := digesttest.NewArxiv(t, "../../../../backend/pdf/testdata/paper.pdf")
+	pdfs, captions = &papers.PDFs, &atomic.Int32{}
+	arxiv := httptest.NewServer(papers)
 	biorxiv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/details/biorxiv/10.1101/2026.01.15.123456/na/json" {
 			w.Write([]byte(`{"messages":[{"status":"no posts found"}],"collection":[]}`))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/loopbacktest"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
 )
 
@@ -220,12 +220,7 @@ func (b *lockedBuffer) String() string {
 // returns its URL once it answers.
 func (e *env) serveHTTP(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := loopbacktest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := e.command(ctx, "mcp", "--http", addr)
 	stderr := &lockedBuffer{}

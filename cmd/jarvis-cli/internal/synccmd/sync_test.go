@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/config"
+	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/daemon"
 	jsync "github.com/jarvis-kb/jarvis/backend/sync"
 	"github.com/jarvis-kb/jarvis/cmd/jarvis-cli/internal/iostreams"
 )
 
 func TestStatusShowsLivenessFailuresAndDisabledAsSetting(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	io, _, out, _ := iostreams.Test()
 	if err := PrintStatus(io, cfg); err != nil || !strings.Contains(out.String(), "never started") {
 		t.Fatalf("%v %s", err, out)
@@ -51,8 +51,7 @@ func TestStatusShowsLivenessFailuresAndDisabledAsSetting(t *testing.T) {
 }
 
 func TestSyncRefusesMissingWatchDir(t *testing.T) {
-	t.Setenv("JARVIS_HOME", t.TempDir())
-	cfg, _ := config.Load()
+	cfg := configtest.New(t)
 	cfg.Sync.PDFWatchDir = "/no/such/inbox"
 	io, _, _, errb := iostreams.Test()
 	cmd := New(io, func() (*config.Config, error) { return cfg, nil }, func(string) string { return "" })
