@@ -65,13 +65,19 @@ func (s *Settings) ResponseStyle() string { return s.core.cfg.Chat.ResponseStyle
 // SetResponseStyle writes response_style back to config.toml, keeping every
 // other line of the file as it was, and applies it from the next turn.
 func (s *Settings) SetResponseStyle(style string) error {
-	cfg := s.core.cfg
-	s.core.turns.Lock() // a turn reads it as it starts
+	return s.write("chat", "response_style", style, func(c *config.Config) { c.Chat.ResponseStyle = style })
+}
+
+// write sets section.key in config.toml (keeping every other line as it
+// was) and then applies it to the running settings, under the lock the
+// turns and the other bindings read them under.
+func (s *Settings) write(section, key string, value any, apply func(*config.Config)) error {
+	s.core.turns.Lock()
 	defer s.core.turns.Unlock()
-	if err := config.SetIn(cfg.Home, "chat", "response_style", style); err != nil {
+	if err := config.SetIn(s.core.cfg.Home, section, key, value); err != nil {
 		return err
 	}
-	cfg.Chat.ResponseStyle = style
+	apply(s.core.cfg)
 	return nil
 }
 
@@ -86,14 +92,10 @@ func (s *Settings) AutoContinue() int {
 // SetAutoContinue writes [chat] auto_continue (0-3) and applies it from the
 // next time a task reaches the limit, a running one included.
 func (s *Settings) SetAutoContinue(n int) error {
-	s.core.turns.Lock()
-	defer s.core.turns.Unlock()
-	if err := config.SetIn(s.core.cfg.Home, "chat", "auto_continue", n); err != nil {
-		return err
-	}
-	s.core.cfg.Chat.AutoContinue = n
-	s.core.agent().Runner.SetAutoContinue(n)
-	return nil
+	return s.write("chat", "auto_continue", n, func(c *config.Config) {
+		c.Chat.AutoContinue = n
+		s.core.agent().Runner.SetAutoContinue(n)
+	})
 }
 
 // Prompts lists the three prompts with whether they differ from the default.
@@ -225,13 +227,7 @@ func (s *Settings) MCP() (mcpserver.Overview, error) {
 // SetMCPAllowPrivate writes [mcp] allow_private. A running MCP server
 // reads it when the client next starts it.
 func (s *Settings) SetMCPAllowPrivate(on bool) error {
-	s.core.turns.Lock() // the settings other bindings read under it
-	defer s.core.turns.Unlock()
-	if err := config.SetIn(s.core.cfg.Home, "mcp", "allow_private", on); err != nil {
-		return err
-	}
-	s.core.cfg.MCP.AllowPrivate = on
-	return nil
+	return s.write("mcp", "allow_private", on, func(c *config.Config) { c.MCP.AllowPrivate = on })
 }
 
 // AskBeforeSending reads [ledger] ask_before_sending: the default of new
@@ -245,13 +241,7 @@ func (s *Settings) AskBeforeSending() bool {
 // SetAskBeforeSending writes [ledger] ask_before_sending; sessions that
 // were not switched on their own follow it from their next tool result.
 func (s *Settings) SetAskBeforeSending(on bool) error {
-	s.core.turns.Lock()
-	defer s.core.turns.Unlock()
-	if err := config.SetIn(s.core.cfg.Home, "ledger", "ask_before_sending", on); err != nil {
-		return err
-	}
-	s.core.cfg.Ledger.AskBeforeSending = on
-	return nil
+	return s.write("ledger", "ask_before_sending", on, func(c *config.Config) { c.Ledger.AskBeforeSending = on })
 }
 
 // LedgerFilter narrows the "Sent to the cloud" list; empty fields match
