@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
@@ -99,6 +100,7 @@ func cloneChunk(c Chunk) Chunk {
 		c.Meta.Score = &n
 	}
 	c.Meta.Extra = maps.Clone(c.Meta.Extra)
+	c.Vector = slices.Clone(c.Vector) // none today (hits are read without vectors); cheap if so
 	return c
 }
 
