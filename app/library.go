@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -39,39 +38,6 @@ type Library struct {
 		sync.Mutex
 		cancel context.CancelFunc
 	}
-
-	// itemTypes are the Zotero item types of the whole store, by document
-	// key, as of the store's generation: reloads, tab switches and typing
-	// in the filter read them once per change of the store.
-	itemTypes struct {
-		sync.Mutex
-		store *kb.Store
-		gen   int64
-		types map[string]string
-	}
-}
-
-// zoteroItemTypes returns the item type of every Zotero item in the store
-// (the window sees everything), read again only when the store changed.
-func (l *Library) zoteroItemTypes(ctx context.Context, t *kbtools.KB) (map[string]string, error) {
-	// Read before the types: a commit in between leaves a map newer than
-	// its generation, which only means one more read next time.
-	gen, err := t.Store.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &l.itemTypes
-	c.Lock()
-	defer c.Unlock()
-	if c.types != nil && c.store == t.Store && c.gen == gen {
-		return c.types, nil
-	}
-	types, err := t.ItemTypes(ctx, window, kb.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	c.store, c.gen, c.types = t.Store, gen, types
-	return types, nil
 }
 
 // locateContext is the context of marking the page now shown; it cancels
@@ -103,9 +69,6 @@ type DocumentRow struct {
 	// ledger; the window filters the ledger with it.
 	Cited string       `json:"cited"`
 	Sent  *ledger.Sent `json:"sent,omitempty"`
-	// ItemType is a Zotero item's type (journalArticle, book …), so the
-	// window shows and sorts by kind within a tab; "" for the rest.
-	ItemType string `json:"item_type,omitempty"`
 }
 
 // LibraryMax is how many documents the Library lists at once: every one
@@ -116,7 +79,7 @@ const LibraryMax = 100_000
 // by a case-insensitive title/key filter, each with what the ledger says
 // was sent of it.
 func (l *Library) Documents(kind, filter string) ([]DocumentRow, error) {
-	docs, types, err := l.documents(kind, filter)
+	docs, err := l.documents(kind, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +94,7 @@ func (l *Library) Documents(kind, filter string) ([]DocumentRow, error) {
 	}
 	out := make([]DocumentRow, 0, len(docs))
 	for _, d := range docs {
-		row := DocumentRow{DocumentSummary: d, Cited: kbtools.SummaryCiteName(d), ItemType: types[d.Key]}
+		row := DocumentRow{DocumentSummary: d, Cited: kbtools.SummaryCiteName(d)}
 		if s, ok := sent[row.Cited]; ok {
 			row.Sent = &s
 		}
@@ -140,44 +103,32 @@ func (l *Library) Documents(kind, filter string) ([]DocumentRow, error) {
 	return out, nil
 }
 
-// documents lists the documents and the Zotero item type of those that
-// are Zotero items, by key.
-func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, map[string]string, error) {
+func (l *Library) documents(kind, filter string) ([]kb.DocumentSummary, error) {
 	t, err := l.tools()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	k, err := kb.ParseKind(kind)
 	if err != nil {
-		return nil, nil, errs.New(errs.Invalid, "library", "unknown kind %q", kind)
+		return nil, errs.New(errs.Invalid, "library", "unknown kind %q", kind)
 	}
 	// tag:, collection:, year:, type:, has:highlights … words filter in
 	// the store; the rest of the text filters titles.
 	args, o, err := kbtools.SplitListFilters(filter)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sf, err := args.Filter("library")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sf.DocTypes = k.DocTypes()
 	o.Limit = LibraryMax
 	docs, err := t.Query(context.Background(), window, sf, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out := append([]kb.DocumentSummary{}, docs...) // [] rather than null for the window
-	// Only Zotero items have an item type: a tab without one (notes,
-	// chats, PDFs added by hand) pays nothing for it.
-	if !slices.ContainsFunc(out, func(d kb.DocumentSummary) bool { return strings.HasPrefix(d.Source, kb.ZoteroScheme) }) {
-		return out, nil, nil
-	}
-	types, err := l.zoteroItemTypes(context.Background(), t)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, types, nil
+	return append([]kb.DocumentSummary{}, docs...), nil // [] rather than null for the window
 }
 
 // HitView is one search result.

@@ -38,6 +38,9 @@ type DocumentSummary struct {
 	Year        string `json:"year,omitempty"`
 	Added       string `json:"added,omitempty"`
 	Annotations int    `json:"annotations,omitempty"`
+	// ItemType is a Zotero item's type (journalArticle, book …, its
+	// x_item_type), so a listing can show and sort by kind; "" for the rest.
+	ItemType string `json:"item_type,omitempty"`
 }
 
 // List returns documents (not chunks) inside the filter, newest added
@@ -150,7 +153,8 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 	q := `SELECT CASE WHEN c.file_path != '' THEN c.file_path ELSE c.source END AS k,
 		MIN(c.doc_type), MIN(c.visibility), MIN(c.source), MIN(c.file_path), MAX(c.title), MAX(c.authors), MAX(c.doi),
 		MAX(c.category), MAX(c.status), MAX(c.entity), MAX(c.event_date), MAX(c.tags), ` + changedExpr + `, COUNT(*),
-		COALESCE(MAX(json_extract(c.extra, '$.` + YearField + `')), ''), MIN(c.date_added), ` + annotationsExpr + `
+		COALESCE(MAX(json_extract(c.extra, '$.` + YearField + `')), ''), MIN(c.date_added), ` + annotationsExpr + `,
+		COALESCE(MAX(json_extract(c.extra, '$.` + ItemTypeField + `')), '')
 		FROM chunks c WHERE ` + where + ` GROUP BY k`
 	if len(having) > 0 {
 		q += " HAVING " + strings.Join(having, " AND ")
@@ -166,7 +170,7 @@ func (s *Store) ListWith(ctx context.Context, f Filter, o ListOptions) ([]Docume
 		var d DocumentSummary
 		var tags, changed string
 		if err := rows.Scan(&d.Key, &d.DocType, &d.Visibility, &d.Source, &d.FilePath, &d.Title, &d.Authors, &d.DOI,
-			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &changed, &d.Chunks, &d.Year, &d.Added, &d.Annotations); err != nil {
+			&d.Category, &d.Status, &d.Entity, &d.EventDate, &tags, &changed, &d.Chunks, &d.Year, &d.Added, &d.Annotations, &d.ItemType); err != nil {
 			return nil, errs.Wrap(errs.RAG, op, err)
 		}
 		d.Tags = DecodeTags(tags)

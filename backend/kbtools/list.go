@@ -1,11 +1,8 @@
 package kbtools
 
 import (
-	"cmp"
 	"context"
-	"maps"
 	"strings"
-	"sync"
 
 	"github.com/jarvis-kb/jarvis/backend/kb"
 	"github.com/jarvis-kb/jarvis/backend/vault"
@@ -46,65 +43,6 @@ func (k *KB) Query(ctx context.Context, c Caller, f kb.Filter, o kb.ListOptions)
 		c.saw(d.Visibility)
 	}
 	return docs, nil
-}
-
-// ItemTypes maps each document inside the filter the caller may see that
-// is a Zotero item to its item type (journalArticle, book, preprint …, the
-// x_item_type its chunks carry), so a listing can show and sort by kind
-// within a tab. One listing per item type the store holds, run side by
-// side, not one query per document: a library of 20k items costs a
-// handful of queries. Like Query it marks what the caller saw.
-func (k *KB) ItemTypes(ctx context.Context, c Caller, f kb.Filter) (map[string]string, error) {
-	types, err := k.Store.ValueCounts(ctx, kb.ItemTypeField)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		mu    sync.Mutex
-		wg    sync.WaitGroup
-		first error
-		out   = map[string]string{}
-		seen  []string
-		slots = make(chan struct{}, 4) // the store's readers are pooled; a few at once
-	)
-	for typ, chunks := range types {
-		if v, ok := f.Fields[kb.ItemTypeField]; ok && v != typ {
-			continue // the filter asks for another type
-		}
-		tf := f
-		tf.Fields = maps.Clone(f.Fields)
-		if tf.Fields == nil {
-			tf.Fields = map[string]string{}
-		}
-		tf.Fields[kb.ItemTypeField] = typ
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			// A document has at least one chunk: the type's chunk count
-			// bounds how many documents are of it.
-			docs, err := k.Store.ListWith(ctx, c.Scope(tf), kb.ListOptions{Limit: chunks})
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				first = cmp.Or(first, err)
-				return
-			}
-			for _, d := range docs {
-				seen = append(seen, d.Visibility)
-				out[d.Key] = typ
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	for _, v := range seen {
-		c.saw(v) // here, not in the goroutines: a caller's ledger is not shared-safe
-	}
-	return out, nil
 }
 
 // hasDates reports whether a document in the caller's scope has the
