@@ -182,17 +182,11 @@ func (s *Store) queryByIDs(ctx context.Context, ids []any) (*sql.Rows, error) {
 	if len(ids) > maxPreparedIDs {
 		return s.db.QueryContext(ctx, q, ids...)
 	}
-	st, ok := s.byIDs.Load(len(ids))
-	if !ok {
-		prepared, err := s.db.PrepareContext(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		if st, ok = s.byIDs.LoadOrStore(len(ids), prepared); ok {
-			prepared.Close() // another caller prepared it first
-		}
+	st, err := s.prepare(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return st.(*sql.Stmt).QueryContext(ctx, ids...)
+	return st.QueryContext(ctx, ids...)
 }
 
 // RRF fuses rankings by reciprocal rank: score(d) = Σ 1/(c + rank). Ties keep

@@ -107,15 +107,13 @@ type Store struct {
 
 	terms termCache
 
-	// byIDs holds the prepared reads of n chunks by id (n up to
-	// maxPreparedIDs): a search reads its hits so, and preparing the
-	// 28-column statement cost as much as running it.
-	byIDs sync.Map // int → *sql.Stmt
+	// prepared holds the statements every search runs, by their SQL: the
+	// generation read and the reads of n chunks by id (n up to
+	// maxPreparedIDs), where preparing the 28-column statement cost as
+	// much as running it.
+	prepared sync.Map // string → *sql.Stmt
 
 	hitCache hitCache // searches' chunks, by id and revision
-
-	genMu   sync.Mutex
-	genStmt *sql.Stmt // the generation read, prepared on first use
 
 	index     *Index
 	indexOnce sync.Once
@@ -296,15 +294,10 @@ func (s *Store) txErr(op string, err error) error {
 // Close releases the database.
 func (s *Store) Close() error {
 	var errList []error
-	s.byIDs.Range(func(_, st any) bool {
+	s.prepared.Range(func(_, st any) bool {
 		errList = append(errList, st.(*sql.Stmt).Close())
 		return true
 	})
-	s.genMu.Lock()
-	if s.genStmt != nil {
-		errList = append(errList, s.genStmt.Close())
-	}
-	s.genMu.Unlock()
 	return errors.Join(append(errList, s.db.Close(), s.wdb.Close())...)
 }
 
@@ -313,18 +306,27 @@ const generationSQL = `SELECT value FROM meta WHERE key='generation'`
 // Generation is the commit counter; it moves whenever any process commits.
 // Every search reads it (twice), so its statement is kept prepared.
 func (s *Store) Generation(ctx context.Context) (int64, error) {
-	s.genMu.Lock()
-	if s.genStmt == nil {
-		st, err := s.db.PrepareContext(ctx, generationSQL)
-		if err != nil {
-			s.genMu.Unlock()
-			return 0, errs.Wrap(errs.RAG, "kb.Generation", err)
-		}
-		s.genStmt = st
+	st, err := s.prepare(ctx, generationSQL)
+	if err != nil {
+		return 0, errs.Wrap(errs.RAG, "kb.Generation", err)
 	}
-	st := s.genStmt
-	s.genMu.Unlock()
 	return scanGeneration(st.QueryRowContext(ctx))
+}
+
+// prepare returns q prepared on the read pool, preparing it on first use.
+func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := s.prepared.Load(q); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if first, loaded := s.prepared.LoadOrStore(q, st); loaded {
+		st.Close() // another caller prepared it first
+		return first.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 func readGeneration(ctx context.Context, q rowQuerier) (int64, error) {
