@@ -258,15 +258,32 @@ func (g *graphNodes) gelu(e int, rewritten map[int][]byte) (span []int, x, out s
 
 // geluNode is ONNX Runtime's Gelu reading x and writing out.
 func geluNode(x, out, name string) []byte {
-	var node []byte
-	node = appendString(node, nodeInput, x)
-	node = appendString(node, nodeOutput, out)
-	if name != "" {
-		node = appendString(node, nodeName, name+"_gelu")
+	return nodeField("Gelu", msDomain, []string{x}, []string{out}, name, "_gelu")
+}
+
+// nodeField is a graph's node field: op (of domain; "" for ONNX's own)
+// reading ins and writing outs, with attrs (whole attribute fields). It is
+// named name+suffix after the node it stands for; an unnamed one stays so
+// (node names are optional).
+func nodeField(op, domain string, ins, outs []string, name, suffix string, attrs ...[]byte) []byte {
+	var b []byte
+	for _, in := range ins {
+		b = appendString(b, nodeInput, in)
 	}
-	node = appendString(node, nodeOpType, "Gelu")
-	node = appendString(node, nodeDomain, msDomain)
-	return appendBytes(nil, graphNode, node)
+	for _, out := range outs {
+		b = appendString(b, nodeOutput, out)
+	}
+	if name != "" {
+		b = appendString(b, nodeName, name+suffix)
+	}
+	b = appendString(b, nodeOpType, op)
+	for _, a := range attrs {
+		b = append(b, a...)
+	}
+	if domain != "" {
+		b = appendString(b, nodeDomain, domain)
+	}
+	return appendBytes(nil, graphNode, b)
 }
 
 // gatherAxis is a Gather node's axis attribute (0 when absent); -1 stands
@@ -303,19 +320,7 @@ func int8Gather(n nodeInfo, tb [2]string, fresh func(string) string) [][]byte {
 		}
 	}
 	node := func(op string, ins []string, outName, suffix string, extra ...[]byte) []byte {
-		var b []byte
-		for _, in := range ins {
-			b = appendString(b, nodeInput, in)
-		}
-		b = appendString(b, nodeOutput, outName)
-		if name != "" {
-			b = appendString(b, nodeName, name+suffix)
-		}
-		b = appendString(b, nodeOpType, op)
-		for _, a := range extra {
-			b = append(b, a...)
-		}
-		return appendBytes(nil, graphNode, b)
+		return nodeField(op, "", ins, []string{outName}, name, suffix, extra...)
 	}
 	var to []byte // Cast's "to": FLOAT
 	to = appendString(to, attrName, "to")

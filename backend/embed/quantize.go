@@ -536,23 +536,11 @@ func quantizeGraphWith(model []byte, limit float64, o quantizeOptions) (net.Buff
 			add(f.raw)
 			continue
 		}
-		var node []byte
 		ins, outs := []string{n.inputs[0], as[0], as[1], as[2]}, n.outputs
 		if f, ok := fused[i]; ok {
 			ins, outs = append(ins, f.bias), []string{f.out}
 		}
-		for _, in := range ins {
-			node = appendString(node, nodeInput, in)
-		}
-		for _, out := range outs {
-			node = appendString(node, nodeOutput, out)
-		}
-		if name := firstString(n.fs, nodeName); name != "" { // node names are optional; unnamed ones stay so
-			node = appendString(node, nodeName, name+"_quant")
-		}
-		node = appendString(node, nodeOpType, "DynamicQuantizeMatMul")
-		node = appendString(node, nodeDomain, msDomain)
-		add(appendBytes(nil, graphNode, node))
+		add(nodeField("DynamicQuantizeMatMul", msDomain, ins, outs, firstString(n.fs, nodeName), "_quant"))
 		st.MatMuls++
 	}
 	for _, t := range added {
