@@ -43,7 +43,7 @@ func (l *Library) Add(path string, fullText, private bool, password string) (str
 		// Progress is the stages done (of 3) until pages are recognised,
 		// then page k of n; the stages after the pages carry no count, so
 		// the bar never runs back from a full page count to 2 of 3.
-		step, paged := 0, false
+		stages, paged := 0, false
 		// A file that resolves into a private vault folder is private
 		// whatever is asked; private marks a note from elsewhere private too.
 		adder := ag.Engine.Adder(model)
@@ -55,11 +55,12 @@ func (l *Library) Add(path string, fullText, private bool, password string) (str
 		}
 		res, err := adder.Add(ctx, ingest.AddRequest{Path: path, Private: private, Paper: ingest.Paper{Mode: mode, Password: password},
 			Report: func(stage string) {
-				if step++; paged {
+				if paged {
 					report(stage, 0, 0)
 				} else {
-					report(stage, step-1, 3)
+					report(stage, stages, 3)
 				}
+				stages++
 			}})
 		if err != nil {
 			return "", err

@@ -148,7 +148,7 @@ func (l *Ledger) Cite(reply string) (string, []Citation, int) {
 		if page > 0 {
 			c.Page = page
 		}
-		key := fmt.Sprintf("%s#%d", c.Source, c.Page)
+		key := c.Place()
 		if !seen[key] {
 			seen[key] = true
 			kept = append(kept, c)

@@ -30,6 +30,10 @@ type Citation struct {
 	Link string `json:"link,omitempty"`
 }
 
+// Place is what a citation points at, document and page: two citations of
+// one place are one (a reply's, or a task's parts').
+func (c Citation) Place() string { return fmt.Sprintf("%s#%d", c.Source, c.Page) }
+
 // File is the file on this machine a citation names: a file:// source, an
 // absolute path, or a vault note under vaultRoot — that last only when it
 // resolves (links and ".." followed) inside the vault, so a citation can

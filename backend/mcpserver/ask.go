@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -153,8 +152,8 @@ func (c *conn) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mc
 		}
 		cites, _ := data["citations"].([]kbtools.Citation)
 		for _, ct := range cites {
-			if key := fmt.Sprintf("%s#%d", ct.Source, ct.Page); !cited[key] { // a later part carries the evidence of the earlier ones
-				cited[key] = true
+			if !cited[ct.Place()] { // a later part carries the evidence of the earlier ones
+				cited[ct.Place()] = true
 				rec.Add(ct)
 				out.Citations = append(out.Citations, Cited{Source: ct.Source, URI: ResourceURI(ct.Source), Title: c.redact(ct.Title), Page: ct.Page})
 			}
