@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 )
@@ -39,9 +38,7 @@ func (st Stored) predicate() (string, []any) {
 
 // holds reports whether a row that f selects holds st, read outside any
 // write (a cheap look before costly work; the write checks again).
-func (s *Store) holds(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, f Filter, st Stored) (bool, error) {
+func (s *Store) holds(ctx context.Context, q rowQuerier, f Filter, st Stored) (bool, error) {
 	where, args, err := f.where()
 	if err != nil {
 		return false, err
