@@ -301,14 +301,17 @@ func (r *Refresher) one(ctx context.Context, rel string, states map[string]kb.No
 		// have stored another version since states was read (and the file
 		// changed back since), which only indexing afresh replaces.
 		n, err := r.Store.UpdateFieldsIf(ctx, *noteFilter(rel), kb.Stored{ContentHash: hash}, fields)
-		if err != nil || n > 0 {
-			if n > 0 && reclassified {
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if reclassified {
 				res.Reclassified++
 			}
-			if n > 0 && migrates {
+			if migrates {
 				res.Migrated++
 			}
-			return err
+			return nil
 		}
 	}
 	note := Note{FilePath: rel, Source: kb.SourceVault, Text: string(data), Hash: hash, ModifiedAt: mtime, Visibility: vis}
