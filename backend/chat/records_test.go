@@ -9,6 +9,18 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
+// queryRecords runs query_records with args for s's model and returns its
+// answer, which must not be an error.
+func queryRecords(t *testing.T, f *kbFixture, s *Session, args map[string]any) string {
+	t.Helper()
+	ctx, _, _ := turnCtx()
+	out, err := f.tools.Dispatch(ctx, s, call("query_records", args), func(Event) {})
+	if err != nil || out.IsError {
+		t.Fatalf("%v %+v", err, out)
+	}
+	return out.Content
+}
+
 // query_records answers "applications since March, newest first": the
 // records of that category dated in range, in date order, each with its
 // date; a private one is listed for a local model and absent for a cloud
@@ -33,15 +45,6 @@ func TestQueryRecordsListsRecordsByDateInOrder(t *testing.T) {
 	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
 		t.Fatal(err)
 	}
-	ask := func(s *Session, args map[string]any) string {
-		t.Helper()
-		ctx, _, _ := turnCtx()
-		out, err := f.tools.Dispatch(ctx, s, call("query_records", args), func(Event) {})
-		if err != nil || out.IsError {
-			t.Fatalf("%v %+v", err, out)
-		}
-		return out.Content
-	}
 	order := func(out string) []string {
 		var got []string
 		for _, line := range strings.Split(out, "\n") {
@@ -52,25 +55,25 @@ func TestQueryRecordsListsRecordsByDateInOrder(t *testing.T) {
 		return got
 	}
 	since := map[string]any{"category": "job_application", "from": "2026-03"}
-	out := ask(local, since)
+	out := queryRecords(t, f, local, since)
 	if got := strings.Join(order(out), " "); got != "2026-05-20 2026-04-11 2026-03-02" || !strings.Contains(out, "Cygnus") || strings.Contains(out, "Acme") || strings.Contains(out, "meeting") {
 		t.Fatalf("applications since March, newest first, for a local model:\n%s", out)
 	}
-	out = ask(cloud, since)
+	out = queryRecords(t, f, cloud, since)
 	if got := strings.Join(order(out), " "); got != "2026-05-20 2026-03-02" || strings.Contains(out, "Dorado") || strings.Contains(out, "private") {
 		t.Fatalf("a cloud model sees the public records only:\n%s", out)
 	}
-	out = ask(local, map[string]any{"entity": "Borealis", "sort": "date_asc"})
+	out = queryRecords(t, f, local, map[string]any{"entity": "Borealis", "sort": "date_asc"})
 	if got := strings.Join(order(out), " "); got != "2026-03-02 2026-03-05" {
 		t.Fatalf("everything about Borealis, oldest first:\n%s", out)
 	}
 	// "contains": every record whose entity has "or" in it, case aside…
-	out = ask(local, map[string]any{"category": "job_application", "fields": "entity~OR", "sort": "date_asc"})
+	out = queryRecords(t, f, local, map[string]any{"category": "job_application", "fields": "entity~OR", "sort": "date_asc"})
 	if got := strings.Join(order(out), " "); got != "2026-03-02 2026-04-11" {
 		t.Fatalf("entity containing 'or' (Borealis, Dorado):\n%s", out)
 	}
 	// …and for a cloud model the private one is not there.
-	if out = ask(cloud, map[string]any{"fields": "entity~dorad"}); strings.Contains(out, "Dorado") {
+	if out = queryRecords(t, f, cloud, map[string]any{"fields": "entity~dorad"}); strings.Contains(out, "Dorado") {
 		t.Fatalf("a cloud model found a private record by a contains filter:\n%s", out)
 	}
 	ctx, _, _ := turnCtx()
@@ -93,14 +96,10 @@ func TestQueryRecordsByAnotherField(t *testing.T) {
 	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
 		t.Fatal(err)
 	}
-	ctx, _, _ := turnCtx()
-	out, err := f.tools.Dispatch(ctx, cloud, call("query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"}), func(Event) {})
-	if err != nil || out.IsError {
-		t.Fatalf("%v %+v", err, out)
-	}
-	d, a, b := strings.Index(out.Content, "jobs/d.md"), strings.Index(out.Content, "jobs/a.md"), strings.Index(out.Content, "jobs/b.md")
+	out := queryRecords(t, f, cloud, map[string]any{"category": "job_application", "field": "deadline", "from": "2026-04", "sort": "date_asc"})
+	d, a, b := strings.Index(out, "jobs/d.md"), strings.Index(out, "jobs/a.md"), strings.Index(out, "jobs/b.md")
 	if d < 0 || a < 0 || b >= 0 || d > a {
-		t.Fatalf("due from April, soonest first (d, then a; not b):\n%s", out.Content)
+		t.Fatalf("due from April, soonest first (d, then a; not b):\n%s", out)
 	}
 }
 
@@ -121,13 +120,9 @@ func TestQueryRecordsByADeadlineWrittenInWords(t *testing.T) {
 	if err := f.eng.Store.Ingest(context.Background(), nil, chunks, nil); err != nil {
 		t.Fatal(err)
 	}
-	ctx, _, _ := turnCtx()
-	out, err := f.tools.Dispatch(ctx, local, call("query_records", map[string]any{"category": "job_application", "field": "deadline", "from": "2026-03-01", "sort": "date_desc"}), func(Event) {})
-	if err != nil || out.IsError {
-		t.Fatalf("%v %+v", err, out)
-	}
+	out := queryRecords(t, f, local, map[string]any{"category": "job_application", "field": "deadline", "from": "2026-03-01", "sort": "date_desc"})
 	var got []string
-	for _, line := range strings.Split(out.Content, "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		for _, name := range []string{"a", "b", "c", "d", "e"} {
 			if strings.Contains(line, "jobs/"+name+".md") {
 				got = append(got, name)
@@ -135,6 +130,6 @@ func TestQueryRecordsByADeadlineWrittenInWords(t *testing.T) {
 		}
 	}
 	if strings.Join(got, " ") != "c d a" {
-		t.Fatalf("deadlines from March 1, latest first (c, d, a):\n%s", out.Content)
+		t.Fatalf("deadlines from March 1, latest first (c, d, a):\n%s", out)
 	}
 }

@@ -132,9 +132,7 @@ func TestPrivacyErrorDropsTurnAndReturnsMessage(t *testing.T) {
 	r, s := newRunner(t, func(context.Context, llm.TurnRequest) (llm.TurnResult, error) {
 		return llm.TurnResult{}, errs.New(errs.Privacy, "search_kb", "only private notes matched")
 	})
-	rec := &recorder{}
-	done, _ := r.Start(context.Background(), s, "my secret question", rec.emit)
-	<-done
+	rec := runTurnToEnd(t, r, s, "my secret question")
 	last := rec.events[len(rec.events)-1]
 	if last.Kind != EventError || last.Data.(map[string]any)["restore_input"] != "my secret question" || len(s.Messages) != 0 {
 		t.Fatalf("privacy: %+v, %d messages", last, len(s.Messages))
@@ -145,9 +143,7 @@ func TestFailedTurnSavedWithRedactedWarning(t *testing.T) {
 	r, s := newRunner(t, func(context.Context, llm.TurnRequest) (llm.TurnResult, error) {
 		return llm.TurnResult{}, errs.New(errs.LLM, "anthropic", "401 invalid key sk-secret-123456")
 	})
-	rec := &recorder{}
-	done, _ := r.Start(context.Background(), s, "q", rec.emit)
-	<-done
+	runTurnToEnd(t, r, s, "q")
 	saved, err := r.Sessions.Load(s.ID)
 	if err != nil {
 		t.Fatal(err)

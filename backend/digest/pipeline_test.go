@@ -90,12 +90,17 @@ func TestPipelineEndToEndAgainstFakeServers(t *testing.T) {
 	}
 }
 
-func TestPipelineSkipsKnownAndFailsWithNothingFetched(t *testing.T) {
+// arxivPagePipeline is a Pipeline over the two papers of arxiv_page.xml
+// (cs.LG only) that the LLM scores with scores and that indexes into idx.
+func arxivPagePipeline(t *testing.T, idx *fakeIndexer, scores string) *Pipeline {
 	arx, _ := arxivServer(t, fixture(t, "arxiv_page.xml"))
-	idx := &fakeIndexer{known: map[string]bool{"Sparse Mixtures of Experts for Cytometry": true}}
-	llm := &scriptedLLM{replies: []string{`[{"id":0,"score":10},{"id":1,"score":3}]`}}
-	p := &Pipeline{Cfg: config.Digest{OutputDir: t.TempDir(), MaxResults: 5, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
-		Arxiv: testArxiv(arx, &noSleep{}), LLM: llm, Prompt: func() (string, error) { return "R", nil }, Index: idx}
+	return &Pipeline{Cfg: config.Digest{OutputDir: t.TempDir(), MaxResults: 5, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
+		Arxiv: testArxiv(arx, &noSleep{}), LLM: &scriptedLLM{replies: []string{scores}}, Prompt: func() (string, error) { return "R", nil }, Index: idx}
+}
+
+func TestPipelineSkipsKnownAndFailsWithNothingFetched(t *testing.T) {
+	p := arxivPagePipeline(t, &fakeIndexer{known: map[string]bool{"Sparse Mixtures of Experts for Cytometry": true}},
+		`[{"id":0,"score":10},{"id":1,"score":3}]`)
 	res, err := p.Run(context.Background())
 	if err != nil || res.Skipped != 1 || res.FullText != 0 {
 		t.Fatalf("%v %+v", err, res)
@@ -108,11 +113,8 @@ func TestPipelineSkipsKnownAndFailsWithNothingFetched(t *testing.T) {
 }
 
 func TestPipelineUpdatesStaleRevisions(t *testing.T) {
-	arx, _ := arxivServer(t, fixture(t, "arxiv_page.xml"))
 	idx := &fakeIndexer{stale: map[string]bool{"A Benchmark for Retrieval": true}}
-	llm := &scriptedLLM{replies: []string{`[{"id":0,"score":3},{"id":1,"score":8}]`}}
-	p := &Pipeline{Cfg: config.Digest{OutputDir: t.TempDir(), MaxResults: 5, ArxivCategories: []config.Quota{{Name: "cs.LG", Limit: 2}}},
-		Arxiv: testArxiv(arx, &noSleep{}), LLM: llm, Prompt: func() (string, error) { return "R", nil }, Index: idx}
+	p := arxivPagePipeline(t, idx, `[{"id":0,"score":3},{"id":1,"score":8}]`)
 	res, err := p.Run(context.Background())
 	if err != nil || res.Updated != 1 || res.Skipped != 0 || len(idx.summaries) != 1 || idx.summaries[0] != "A Benchmark for Retrieval" {
 		t.Fatalf("%v %+v %v", err, res, idx.summaries)

@@ -184,16 +184,13 @@ func (w *Workspace) Get(id string) (*Draft, error) {
 // List returns every draft, most recently updated first. Folders without a
 // readable draft.json are skipped, not fatal.
 func (w *Workspace) List() ([]Draft, error) {
-	entries, err := os.ReadDir(w.Root)
+	ids, err := w.draftIDs()
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, "drafts.List", err)
+		return nil, err
 	}
 	var out []Draft
-	for _, e := range entries {
-		if !e.IsDir() || ValidateID(e.Name()) != nil {
-			continue
-		}
-		d, err := w.Get(e.Name())
+	for _, id := range ids {
+		d, err := w.Get(id)
 		if err != nil {
 			continue
 		}

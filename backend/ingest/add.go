@@ -218,17 +218,11 @@ func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResu
 	if err != nil {
 		return AddResult{}, err
 	}
-	dups, err := a.Store.FindDuplicates(ctx, res.Source, res.Title)
+	replace, skip, err := a.checkDuplicates(ctx, req, res.Source, res.Title)
 	if err != nil {
 		return AddResult{}, err
 	}
-	var replace *kb.Filter
-	for _, d := range dups {
-		if d.Reason == "source" {
-			replace = &kb.Filter{Source: res.Source}
-		}
-	}
-	if len(dups) > 0 && req.Duplicate != nil && !req.Duplicate(dups) {
+	if skip {
 		return AddResult{Message: "skipped (duplicate)", Skipped: true, Warnings: res.Warnings}, nil
 	}
 	req.report("embedding")
@@ -236,6 +230,23 @@ func (a *Adder) addPDF(ctx context.Context, abs string, req AddRequest) (AddResu
 		return AddResult{}, err
 	}
 	return paperAdded(replace != nil, p.Mode, res), nil
+}
+
+// checkDuplicates looks up what a paper of source and title would
+// duplicate. replace is the same-source entry to replace (nil when there is
+// none); skip is set when there are duplicates and req.Duplicate declines
+// to add the paper anyway.
+func (a *Adder) checkDuplicates(ctx context.Context, req AddRequest, source, title string) (replace *kb.Filter, skip bool, err error) {
+	dups, err := a.Store.FindDuplicates(ctx, source, title)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, d := range dups {
+		if d.Reason == "source" {
+			replace = &kb.Filter{Source: source}
+		}
+	}
+	return replace, len(dups) > 0 && req.Duplicate != nil && !req.Duplicate(dups), nil
 }
 
 // paperAdded says what adding a paper did.

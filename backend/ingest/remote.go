@@ -214,17 +214,11 @@ func (a *Adder) AddRemote(ctx context.Context, ref RemoteRef, req AddRequest) (A
 		return AddResult{}, err
 	}
 	title := firstNonEmpty(req.Paper.Title, rp.Title)
-	dups, err := a.Store.FindDuplicates(ctx, rp.Source, title)
+	replace, skip, err := a.checkDuplicates(ctx, req, rp.Source, title)
 	if err != nil {
 		return AddResult{}, err
 	}
-	var replace *kb.Filter
-	for _, d := range dups {
-		if d.Reason == "source" {
-			replace = &kb.Filter{Source: rp.Source}
-		}
-	}
-	if len(dups) > 0 && req.Duplicate != nil && !req.Duplicate(dups) {
+	if skip {
 		return AddResult{Message: "skipped (duplicate)", Skipped: true}, nil
 	}
 	pdfPath := ""

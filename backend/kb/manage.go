@@ -300,20 +300,12 @@ func (s *Store) KeyCounts(ctx context.Context) (map[string]int, error) {
 			out[col] = n
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT j.key, COUNT(*) FROM chunks, json_each(chunks.extra) j GROUP BY j.key`)
+	extra, err := s.countRows(ctx, "kb.KeyCounts", `SELECT j.key, COUNT(*) FROM chunks, json_each(chunks.extra) j GROUP BY j.key`)
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.KeyCounts", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, errs.Wrap(errs.RAG, "kb.KeyCounts", err)
-		}
-		out[k] = n
-	}
-	return out, errs.Wrap(errs.RAG, "kb.KeyCounts", rows.Err())
+	maps.Copy(out, extra)
+	return out, nil
 }
 
 // ValueCounts lists the distinct values of one key with chunk counts.
@@ -322,21 +314,27 @@ func (s *Store) ValueCounts(ctx context.Context, key string) (map[string]int, er
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+expr+` AS v, COUNT(*) FROM chunks c WHERE v IS NOT NULL AND v != '' GROUP BY v`)
+	return s.countRows(ctx, "kb.ValueCounts", `SELECT `+expr+` AS v, COUNT(*) FROM chunks c WHERE v IS NOT NULL AND v != '' GROUP BY v`)
+}
+
+// countRows runs query, whose rows are (name, count) pairs, and maps each
+// name to its count; op names the caller in errors.
+func (s *Store) countRows(ctx context.Context, op, query string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
-		return nil, errs.Wrap(errs.RAG, "kb.ValueCounts", err)
+		return nil, errs.Wrap(errs.RAG, op, err)
 	}
 	defer rows.Close()
 	out := map[string]int{}
 	for rows.Next() {
-		var v string
+		var name string
 		var n int
-		if err := rows.Scan(&v, &n); err != nil {
-			return nil, errs.Wrap(errs.RAG, "kb.ValueCounts", err)
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, errs.Wrap(errs.RAG, op, err)
 		}
-		out[v] = n
+		out[name] = n
 	}
-	return out, errs.Wrap(errs.RAG, "kb.ValueCounts", rows.Err())
+	return out, errs.Wrap(errs.RAG, op, rows.Err())
 }
 
 // columnExpr maps a user-facing key to a safe SQL expression.

@@ -131,15 +131,21 @@ func TestSnapshotOfAnotherStoreIsNotUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// commitTwenty commits the same twenty ids to s, all with visibility vis.
+	commitTwenty := func(s *Store, vis string) []Chunk {
+		t.Helper()
+		cs := synthChunks(60, 80, 0)
+		for i := range cs {
+			cs[i].Meta.Visibility = vis
+		}
+		if err := s.Commit(cs, ""); err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
 	// History A: twenty public chunks, indexed (snapshot written).
 	a := open(t, dir)
-	public := synthChunks(60, 80, 0)
-	for i := range public {
-		public[i].Meta.Visibility = Public
-	}
-	if err := a.Commit(public, ""); err != nil {
-		t.Fatal(err)
-	}
+	commitTwenty(a, Public)
 	syncKeyword(t, a)
 	a.Close()
 	snap, err := os.ReadFile(filepath.Join(dir, SnapshotName))
@@ -160,13 +166,7 @@ func TestSnapshotOfAnotherStoreIsNotUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := open(t, dir)
-	private := synthChunks(60, 80, 0)
-	for i := range private {
-		private[i].Meta.Visibility = Private
-	}
-	if err := b.Commit(private, ""); err != nil {
-		t.Fatal(err)
-	}
+	private := commitTwenty(b, Private)
 	cold := open(t, dir)
 	if ix := syncKeyword(t, cold); ix.fromSnapshot {
 		t.Fatal("a snapshot of another history was used")

@@ -111,16 +111,11 @@ func TestOllamaToolLoop(t *testing.T) {
 		{content("Alpha is a project [source: notes/alpha.md]."), done},
 	}}
 	o := newOllama(t, f)
-	var calls []Block
-	res, err := o.AgenticTurn(context.Background(), TurnRequest{
+	res, calls := recordTurn(t, context.Background(), o, TurnRequest{
 		System:   "sys",
 		Messages: []Message{Text(RoleUser, "what is alpha?")},
 		Tools:    []Tool{{Name: "search_kb", Description: "search", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Dispatch: recorder(&calls, "result for "),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "result for ")
 	if len(calls) != 2 || calls[0].Name != "search_kb" || calls[0].Arguments["query"] != "alpha" || calls[1].Name != "kb_stats" {
 		t.Fatalf("calls = %+v", calls)
 	}

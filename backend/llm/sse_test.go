@@ -120,16 +120,11 @@ func TestAnthropicToolLoopWithSplitArgumentsAndThinking(t *testing.T) {
 		anthMessage("end_turn", anthText(0, "Alpha is ", "a project.")),
 	}}
 	a := newAnthropic(t, s)
-	var got []Block
 	var streamed strings.Builder
-	res, err := a.AgenticTurn(WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), TurnRequest{
+	res, got := recordTurn(t, WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), a, TurnRequest{
 		System: "sys", Messages: []Message{Text(RoleUser, "what is alpha?")},
-		Tools:    []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Dispatch: recorder(&got, "r:"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+		Tools: []Tool{{Name: "search_kb", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
+	}, "r:")
 	if len(got) != 2 || got[0].ID != "toolu_1" || got[0].Arguments["query"] != "alpha" || got[1].Name != "kb_stats" {
 		t.Fatalf("calls = %+v", got)
 	}
@@ -253,16 +248,11 @@ func TestOpenRouterInterleavedToolDeltasAndUsage(t *testing.T) {
 		{orChunk(map[string]any{"content": "Done."}), orUsage(0.0008), "data: [DONE]"},
 	}}
 	o := newOpenRouter(t, s)
-	var got []Block
 	var streamed strings.Builder
-	res, err := o.AgenticTurn(WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), TurnRequest{
+	res, got := recordTurn(t, WithTextStream(context.Background(), func(d string) { streamed.WriteString(d) }), o, TurnRequest{
 		Messages: []Message{Text(RoleUser, "q")},
 		Tools:    []Tool{{Name: "search_kb", Parameters: json.RawMessage(`{}`)}},
-		Dispatch: recorder(&got, "r:"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "r:")
 	if streamed.String() != "LookingDone." {
 		t.Fatalf("streamed text %q", streamed.String())
 	}
@@ -358,12 +348,21 @@ func TestMakeProviderCloud(t *testing.T) {
 	}
 }
 
-// recorder returns a Dispatch that records each call and answers prefix+name.
-func recorder(calls *[]Block, prefix string) Dispatch {
-	return func(_ context.Context, c Block) (ToolOutcome, error) {
-		*calls = append(*calls, c)
+// recordTurn runs one agentic turn of p, which must not fail, and returns
+// its result with the tool calls it dispatched; each call is answered
+// prefix+name.
+func recordTurn(t *testing.T, ctx context.Context, p Provider, req TurnRequest, prefix string) (TurnResult, []Block) {
+	t.Helper()
+	var calls []Block
+	req.Dispatch = func(_ context.Context, c Block) (ToolOutcome, error) {
+		calls = append(calls, c)
 		return ToolOutcome{Content: prefix + c.Name}, nil
 	}
+	res, err := p.AgenticTurn(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, calls
 }
 
 // assertStopsWithin200ms starts run, cancels it once the stream is in flight
