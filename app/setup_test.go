@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 	"github.com/jarvis-kb/jarvis/backend/loopbacktest"
 	"github.com/jarvis-kb/jarvis/backend/models/hubtest"
 	"github.com/jarvis-kb/jarvis/backend/ops"
@@ -47,12 +50,8 @@ func freshWith(t *testing.T, provider string, firstRunNotes map[string]string) (
 	t.Setenv("CHAT_PROVIDER", provider)
 	t.Setenv("OLLAMA_HOST", loopbacktest.FreeAddr(t))
 	notes := t.TempDir()
-	var texts []string
-	for rel, text := range firstRunNotes {
-		os.MkdirAll(filepath.Join(notes, filepath.Dir(rel)), 0o755)
-		os.WriteFile(filepath.Join(notes, rel), []byte(text), 0o644)
-		texts = append(texts, text)
-	}
+	kbtoolstest.WriteVault(t, notes, firstRunNotes)
+	texts := slices.Collect(maps.Values(firstRunNotes))
 	repos, err := hubtest.WriteManifestModels(t.TempDir(), embedtest.Words(append(texts, "how do I water tomatoes")...))
 	if err != nil {
 		t.Fatal(err)
@@ -218,12 +217,7 @@ func TestChoosingTheMultilingualModelSwitchesWithoutOutage(t *testing.T) {
 	for i := range 30 {
 		notes[fmt.Sprintf("zh/笔记%02d.md", i)] = fmt.Sprintf("# 笔记 %d\n\n研究人员常常在英文论文旁边用中文写批注，第%d条。", i, i)
 	}
-	for rel, text := range notes {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	kbtoolstest.WriteVault(t, dir, notes)
 	if _, err := s.Setup.SetVault(dir); err != nil {
 		t.Fatal(err)
 	}

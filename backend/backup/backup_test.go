@@ -254,6 +254,27 @@ func leftovers(t *testing.T, cfg *config.Config) []string {
 	return out
 }
 
+// backedUp is a populated data dir and a backup set made of it.
+func backedUp(t *testing.T) (*config.Config, string) {
+	t.Helper()
+	cfg := populated(t)
+	set := filepath.Join(t.TempDir(), "set")
+	if _, err := Create(context.Background(), cfg, set); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, set
+}
+
+// restoredTo checks that the data dir holds want again and that what ran
+// (a restore, refused or failed) left none of its staging folders behind.
+func restoredTo(t *testing.T, cfg *config.Config, want state, what string) {
+	t.Helper()
+	sameState(t, want, capture(t, cfg))
+	if l := leftovers(t, cfg); len(l) > 0 {
+		t.Fatalf("%s left %v", what, l)
+	}
+}
+
 func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	cfg := populated(t)
@@ -278,10 +299,7 @@ func TestBackupWipeRestoreRoundTrips(t *testing.T) {
 	if len(res.Restored) != 8 || len(res.Warnings) != 0 {
 		t.Fatalf("restore result %+v", res)
 	}
-	sameState(t, before, capture(t, cfg))
-	if l := leftovers(t, cfg); len(l) > 0 {
-		t.Fatalf("restore left %v", l)
-	}
+	restoredTo(t, cfg, before, "restore")
 	// The restored store opens as a store and passes the integrity check.
 	s, err := kb.Open(cfg.RAG.Dir)
 	if err != nil {
@@ -421,21 +439,14 @@ func TestRestoreRefusesCorruptOrMismatchedSets(t *testing.T) {
 			if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want an invalid-set error mentioning %q: %v", c.want, err)
 			}
-			sameState(t, live, capture(t, cfg))
-			if l := leftovers(t, cfg); len(l) > 0 {
-				t.Fatalf("a refused restore left %v", l)
-			}
+			restoredTo(t, cfg, live, "a refused restore")
 		})
 	}
 }
 
 func TestFailedSwapPutsEverythingBack(t *testing.T) {
 	ctx := context.Background()
-	cfg := populated(t)
-	set := filepath.Join(t.TempDir(), "set")
-	if _, err := Create(ctx, cfg, set); err != nil {
-		t.Fatal(err)
-	}
+	cfg, set := backedUp(t)
 	os.WriteFile(filepath.Join(cfg.Drafts.Dir, "d1", "paper.tex"), []byte("edited after the backup\n"), 0o600)
 	os.Remove(filepath.Join(cfg.SessionsDir(), "20260101-000000-aaaaaaaaaaaa.json"))
 	live := capture(t, cfg)
@@ -446,20 +457,13 @@ func TestFailedSwapPutsEverythingBack(t *testing.T) {
 		if !errs.Is(err, errs.Internal) || !strings.Contains(err.Error(), "previous data is back") {
 			t.Fatalf("swap failing after %d parts: %v", after, err)
 		}
-		sameState(t, live, capture(t, cfg))
-		if l := leftovers(t, cfg); len(l) > 0 {
-			t.Fatalf("a failed swap left %v", l)
-		}
+		restoredTo(t, cfg, live, "a failed swap")
 	}
 }
 
 func TestRestoreRefusesWhileJarvisRuns(t *testing.T) {
 	ctx := context.Background()
-	cfg := populated(t)
-	set := filepath.Join(t.TempDir(), "set")
-	if _, err := Create(ctx, cfg, set); err != nil {
-		t.Fatal(err)
-	}
+	cfg, set := backedUp(t)
 	hold, err := daemon.HoldDataDir(cfg) // what the window, the tray and sync hold
 	if err != nil {
 		t.Fatal(err)

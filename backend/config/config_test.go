@@ -278,10 +278,7 @@ func TestLoadFromWarnsWhenReadable(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[chat]\nprovider = \"ollama\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadFrom(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustLoad(t, home)
 	if !containsWarning(cfg.Warnings, "readable by other users") {
 		t.Fatalf("no readable warning: %v", cfg.Warnings)
 	}
@@ -292,10 +289,7 @@ func TestLoadFromWarnsWhenReadable(t *testing.T) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = LoadFrom(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg = mustLoad(t, home)
 	if containsWarning(cfg.Warnings, "readable") {
 		t.Fatalf("0600 file must not warn: %v", cfg.Warnings)
 	}
@@ -334,10 +328,7 @@ func TestNowReadsTheFileAsItIs(t *testing.T) {
 	for _, k := range []string{"OLLAMA_HOST", "OPENROUTER_MODEL", "VAULT_PATH", "PDF_WATCH_DIR"} {
 		t.Setenv(k, "")
 	}
-	start, err := LoadFrom(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	start := mustLoad(t, home)
 	os.WriteFile(FilePath(home), []byte("[chat]\nresponse_style = \"terse\"\n"), 0o600)
 	if now, err := start.Now(); err != nil || now.Chat.ResponseStyle != "terse" || start.Chat.ResponseStyle == "terse" {
 		t.Fatalf("edit: %v %q", err, now.Chat.ResponseStyle)

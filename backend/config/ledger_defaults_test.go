@@ -9,10 +9,7 @@ import (
 // config.toml keeps request bodies 30 days and sends without asking, as
 // issue #30 specifies; Defaults says the same.
 func TestLedgerDefaultsKeepBodiesThirtyDaysAndDoNotAsk(t *testing.T) {
-	cfg, err := LoadFrom(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustLoad(t, t.TempDir())
 	if cfg.Ledger.KeepDays != 30 {
 		t.Errorf("ledger.keep_days = %d, want 30", cfg.Ledger.KeepDays)
 	}
@@ -23,10 +20,7 @@ func TestLedgerDefaultsKeepBodiesThirtyDaysAndDoNotAsk(t *testing.T) {
 		t.Errorf("Defaults().Ledger = %+v", d.Ledger)
 	}
 	// A config.toml that says nothing about the ledger keeps the defaults.
-	cfg, err = LoadFrom(writeConfig(t, "[chat]\nmax_iterations = 5\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg = mustLoad(t, writeConfig(t, "[chat]\nmax_iterations = 5\n"))
 	if cfg.Ledger.KeepDays != 30 || cfg.Ledger.AskBeforeSending {
 		t.Errorf("ledger with an unrelated config.toml: %+v", cfg.Ledger)
 	}
@@ -35,10 +29,7 @@ func TestLedgerDefaultsKeepBodiesThirtyDaysAndDoNotAsk(t *testing.T) {
 // TestLedgerKeepDaysZeroLoadsAsZero: keep_days = 0 means "keep no body";
 // the loader must not mistake the zero for "unset" and put 30 back.
 func TestLedgerKeepDaysZeroLoadsAsZero(t *testing.T) {
-	cfg, err := LoadFrom(writeConfig(t, "[ledger]\nkeep_days = 0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustLoad(t, writeConfig(t, "[ledger]\nkeep_days = 0\n"))
 	if cfg.Ledger.KeepDays != 0 {
 		t.Errorf("keep_days = 0 loaded as %d", cfg.Ledger.KeepDays)
 	}
@@ -51,10 +42,7 @@ func TestLedgerKeepDaysZeroLoadsAsZero(t *testing.T) {
 		}
 	}
 
-	cfg, err = LoadFrom(writeConfig(t, "[ledger]\nkeep_days = 7\nask_before_sending = true\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg = mustLoad(t, writeConfig(t, "[ledger]\nkeep_days = 7\nask_before_sending = true\n"))
 	if cfg.Ledger.KeepDays != 7 || !cfg.Ledger.AskBeforeSending {
 		t.Errorf("[ledger] keep_days = 7, ask_before_sending = true loaded as %+v", cfg.Ledger)
 	}

@@ -41,6 +41,16 @@ func writeConfig(t *testing.T, doc string) string {
 	return home
 }
 
+// mustLoad is LoadFrom(home), failing the test on an error.
+func mustLoad(t *testing.T, home string) *Config {
+	t.Helper()
+	cfg, err := LoadFrom(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 func readConfig(t *testing.T, home string) string {
 	t.Helper()
 	b, err := os.ReadFile(FilePath(home))
@@ -62,10 +72,7 @@ func TestSetPreservesEverythingOutsideTheChangedLine(t *testing.T) {
 	if got != want {
 		t.Fatalf("write-back changed more than one value:\n--- got\n%s\n--- want\n%s", got, want)
 	}
-	cfg, err := LoadFrom(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mustLoad(t, home)
 	if cfg.Chat.ResponseStyle != "Answer in British English, with sources." {
 		t.Fatalf("value did not round-trip: %q", cfg.Chat.ResponseStyle)
 	}
@@ -127,10 +134,7 @@ func TestSetTableDriven(t *testing.T) {
 			if got != want {
 				t.Fatalf("document:\n--- got\n%s\n--- want\n%s", got, want)
 			}
-			cfg, err := LoadFrom(home)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := mustLoad(t, home)
 			if !c.check(cfg) {
 				t.Fatal("value not visible after reload")
 			}

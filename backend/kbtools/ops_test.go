@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 )
 
 // ledger records what a caller was handed.
@@ -38,7 +39,7 @@ func newKB(t *testing.T) *KB {
 		"private/secrets.md": "# Secrets\n\nThe grant committee meets in March.\n",
 		"manual/long.md":     long,
 	}
-	writeNotes(t, root, notes)
+	kbtoolstest.WriteVault(t, root, notes)
 	// A public-looking path that is a link into the private folder.
 	if err := os.Symlink(filepath.Join(root, "private", "diary.md"), filepath.Join(root, "garden", "link.md")); err != nil {
 		t.Fatal(err)

@@ -2,39 +2,22 @@ package kbtools
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jarvis-kb/jarvis/backend/analysis"
 	"github.com/jarvis-kb/jarvis/backend/kb"
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 	"github.com/jarvis-kb/jarvis/backend/vault"
 )
 
-// timelineKB is a vault about Dr. Tanaka: two meeting records filed under
-// her, a note and a private diary entry that name her, and a note that
-// does not.
 // vaultKB writes notes into the vault at root (private/ is private),
 // indexes it with chunks of chunkSize, and returns the tool layer over it.
 func vaultKB(t *testing.T, root string, notes map[string]string, chunkSize int) *KB {
 	t.Helper()
-	writeNotes(t, root, notes)
+	kbtoolstest.WriteVault(t, root, notes)
 	return kbAt(t, root, chunkSize)
-}
-
-func writeNotes(t *testing.T, root string, notes map[string]string) {
-	t.Helper()
-	for rel, text := range notes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // kbAt indexes the vault at root as it is.
@@ -52,6 +35,9 @@ func kbAt(t *testing.T, root string, chunkSize int) *KB {
 	return &KB{Searcher: kb.NewSearcher(s, kb.SearchOptions{}, nil), Store: s, VaultRoot: root, PrivateDirs: []string{"private"}, NResults: 10}
 }
 
+// timelineKB is a vault about Dr. Tanaka: two meeting records filed under
+// her, a note and a private diary entry that name her, and a note that
+// does not.
 func timelineKB(t *testing.T) *KB {
 	t.Helper()
 	root := t.TempDir()

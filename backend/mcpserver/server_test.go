@@ -20,6 +20,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/chat"
 	"github.com/jarvis-kb/jarvis/backend/config"
 	"github.com/jarvis-kb/jarvis/backend/config/configtest"
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 	"github.com/jarvis-kb/jarvis/backend/ledger"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
@@ -64,7 +65,7 @@ func newFixtureOf(t *testing.T, allowPrivate bool, notes map[string]string) *fix
 func newFixtureWith(t *testing.T, allowPrivate bool, notes map[string]string, o agent.Options) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	mcptest.WriteVault(t, root, notes)
+	kbtoolstest.WriteVault(t, root, notes)
 	cfg := configtest.New(t)
 	model := &mcptest.Ollama{}
 	srv := httptest.NewServer(model)

@@ -1,5 +1,5 @@
-// Package mcptest holds what the MCP server's tests share: a vault writer
-// and a local model behind a loopback server speaking Ollama's /api/chat.
+// Package mcptest holds what the MCP server's tests share: a local model
+// behind a loopback server speaking Ollama's /api/chat.
 package mcptest
 
 import (
@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
-	"testing"
 )
 
 // Answer is the fake model's reply once it has seen a search result: it
@@ -69,18 +66,4 @@ func (f *Ollama) Seen() []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return bytes.Join(f.bodies, nil)
-}
-
-// WriteVault writes notes (vault-relative path → text) under root.
-func WriteVault(t testing.TB, root string, notes map[string]string) {
-	t.Helper()
-	for rel, text := range notes {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

@@ -1,8 +1,10 @@
 package kbcmd
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/jarvis-kb/jarvis/backend/config/configtest"
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 	"github.com/jarvis-kb/jarvis/backend/errs"
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 	"github.com/jarvis-kb/jarvis/backend/pdf/pdftest"
 )
 
@@ -27,17 +30,8 @@ func e2e(t *testing.T) (*config.Config, string) {
 	cfg := configtest.New(t)
 	root := t.TempDir()
 	vaultDir := filepath.Join(root, "vault")
-	var all []string
-	for rel, text := range texts {
-		p := filepath.Join(vaultDir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, text)
-	}
+	kbtoolstest.WriteVault(t, vaultDir, texts)
+	all := slices.Collect(maps.Values(texts))
 	ext := filepath.Join(root, "elsewhere", "attention.md")
 	os.MkdirAll(filepath.Dir(ext), 0o755)
 	if err := os.WriteFile(ext, []byte(external), 0o644); err != nil {

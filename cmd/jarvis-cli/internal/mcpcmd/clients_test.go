@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jarvis-kb/jarvis/backend/kbtools/kbtoolstest"
 	"github.com/jarvis-kb/jarvis/backend/loopbacktest"
 	"github.com/jarvis-kb/jarvis/backend/mcpserver/mcptest"
 )
@@ -76,7 +77,7 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{root: root, node: node, home: t.TempDir(), model: &mcptest.Ollama{}, cli: buildCLI(t, root)}
 	vault := t.TempDir()
-	mcptest.WriteVault(t, vault, notes)
+	kbtoolstest.WriteVault(t, vault, notes)
 	srv := httptest.NewServer(e.model)
 	t.Cleanup(srv.Close)
 	cfg := fmt.Sprintf("[vault]\npath = %q\nprivate_dirs = [\"private\"]\n\n[chat]\nprovider = \"ollama:local:test\"\nollama_url = %q\n", vault, srv.URL)
