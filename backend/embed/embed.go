@@ -168,7 +168,7 @@ func (r *Runtime) load(op, dir string, kind modelKind, int8 *atomic.Bool) (encod
 	}
 	if r.backend == BackendORT {
 		threads, cache := r.threads, r.cache
-		open := func() (*ortEncoder, error) { return newORTEncoder(graph, threads) }
+		open := func() (*ortEncoder, error) { return openMapped(graph, cache, threads) }
 		if int8 != nil {
 			open = func() (*ortEncoder, error) {
 				if e := openInt8(graph, cache, threads); e != nil {
@@ -176,7 +176,7 @@ func (r *Runtime) load(op, dir string, kind modelKind, int8 *atomic.Bool) (encod
 					return e, nil
 				}
 				int8.Store(false)
-				return newORTEncoder(graph, threads)
+				return openMapped(graph, cache, threads)
 			}
 		}
 		e, err := newIdleEncoder(graph, r.idle, open)

@@ -1,9 +1,7 @@
 package embed
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
@@ -578,73 +575,55 @@ var quantize = quantizeGraph
 
 // quantizeFormat names this quantizer's output; a change to what it writes
 // changes the name, so an old cached graph is never reused.
-const quantizeFormat = "dqmm-col-v4"
+const quantizeFormat = "dqmm-col-v5"
 
-// int8Graph returns the path of an int8 copy of the graph at src, written
-// into cacheDir under a name derived from the source file (path, size,
-// modification time) and the weight range, so a re-downloaded model or
-// another CPU gets a fresh copy. An empty cacheDir writes a temporary copy
-// that cleanup removes once the session has read it. A graph with nothing
-// to quantize comes back as src.
+// int8Graph returns the path of an int8 copy of the graph at src (its
+// weights mapped, mapped.go), cached in cacheDir per source and weight
+// range, so a re-downloaded model or another CPU gets a fresh copy. An
+// empty cacheDir writes a temporary copy that cleanup removes once the
+// session has read it. A graph with nothing to quantize comes back as src.
 func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 	noop := func() {}
-	fi, err := os.Stat(src)
-	if err != nil {
-		return "", noop, err
-	}
 	limit := weightRange()
-	// One file per source graph: the name's first part is the source's
-	// path, the rest its size, time and this quantizer; writing a new copy
-	// removes the older ones of the same source.
-	of := sha256.Sum256([]byte(src))
-	key := sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%v\x00%s", fi.Size(), fi.ModTime().UnixNano(), limit, quantizeFormat))
-	prefix := hex.EncodeToString(of[:6]) + "-"
-	name := prefix + hex.EncodeToString(key[:8]) + ".onnx"
-	if cacheDir != "" {
-		path = filepath.Join(cacheDir, name)
-		if _, err := os.Stat(path); err == nil {
-			return path, noop, nil
-		}
+	c, err := cachedCopy(src, cacheDir, "", fmt.Sprintf("%v\x00%s", limit, quantizeFormat))
+	if err != nil || c.path != "" {
+		return c.path, c.cleanup, err
+	}
+	fail := func(err error) (string, func(), error) {
+		c.cleanup()
+		removeCopy(c.base+".onnx", cacheDir)
+		return "", noop, err
 	}
 	model, release, err := mapFile(src)
 	if err != nil {
-		return "", noop, err
+		return fail(err)
 	}
 	defer release()
 	q, st, err := quantize(model, limit)
 	if err != nil {
-		return "", noop, fmt.Errorf("quantize %s: %w", src, err)
+		return fail(fmt.Errorf("quantize %s: %w", src, err))
 	}
 	if st.Weights == 0 {
+		c.cleanup()
 		return src, noop, nil
 	}
-	dir := cacheDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "jarvis-int8-"); err != nil {
-			return "", noop, err
-		}
-		cleanup = func() { os.RemoveAll(dir) }
-		path = filepath.Join(dir, name)
-	} else {
-		cleanup = noop
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", noop, err
-		}
+	// The int8 graph is written whole as the weights, and the graph opened
+	// reads its initializers from there.
+	if err := fsutil.WriteAtomic(c.base+".weights", 0o600, func(w io.Writer) error { _, err := q.WriteTo(w); return err }); err != nil {
+		return fail(err)
 	}
-	if err := fsutil.WriteAtomic(path, 0o600, func(w io.Writer) error { _, err := q.WriteTo(w); return err }); err != nil {
-		cleanup()
-		return "", noop, err
+	if path, err = writeMapped(c.base); err != nil {
+		return fail(fmt.Errorf("map the int8 copy of %s: %w", src, err))
 	}
-	if cacheDir != "" {
-		old, _ := filepath.Glob(filepath.Join(cacheDir, prefix+"*.onnx"))
-		for _, p := range old {
-			if p != path {
-				_ = os.Remove(p) // an older copy of this graph; a failure only leaves disk space
-			}
+	if path == "" { // nothing large enough to move: the graph is the whole file
+		path = c.base + ".onnx"
+		if err := os.Link(c.base+".weights", path); err != nil {
+			return fail(err)
 		}
 	}
+	c.prune()
 	logs.L().Info("quantized a graph to int8", "graph", src, "matrices", st.Weights, "float_mb", st.FloatBytes>>20, "int8_mb", st.Int8Bytes>>20)
-	return path, cleanup, nil
+	return path, c.cleanup, nil
 }
 
 // mapFile maps a file read-only: the graph is read in place, from the page
@@ -687,9 +666,7 @@ func openInt8(graph, cacheDir string, threads int) *ortEncoder {
 	e, err := newORTEncoder(q, threads)
 	if err != nil {
 		logs.L().Warn("running the model in float32: ONNX Runtime refused its int8 copy", "copy", q, "err", err)
-		if cacheDir != "" {
-			_ = os.Remove(q) // a failure leaves it to be refused again, nothing worse
-		}
+		removeCopy(q, cacheDir)
 		return nil
 	}
 	return e

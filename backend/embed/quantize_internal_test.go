@@ -57,7 +57,11 @@ func TestARefusedInt8CopyFallsBackToFloat32(t *testing.T) {
 	if err != nil || !slices.Equal(a, b) {
 		t.Fatalf("fallback scores %v (%v), float32 %v", b, err, a)
 	}
-	if left, _ := filepath.Glob(filepath.Join(cache, "*.onnx")); len(left) != 0 {
+	src, err := graphPath("test", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "")+"*")); len(left) != 0 {
 		t.Fatalf("the refused copy was kept: %v", left)
 	}
 }

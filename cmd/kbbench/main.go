@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,7 @@ func main() {
 	modelID := fs.String("model", "", "fill: the model id the generated vectors are stored under; hold: the id the store's vectors have (default synth)")
 	rerankInt8 := fs.Bool("rerank-int8", true, "hold: run the reranker's weights in int8 (rag.rerank_precision)")
 	rerankMax := fs.Int("rerank-max-tokens", 128, "hold: cap each reranked pair (rag.rerank_max_tokens; 0: the model's limit)")
+	memProfile := fs.String("memprofile", "", "hold: write a heap profile here after the searches (go tool pprof)")
 	embedDocs := fs.Int("embed-docs", 0, "hold: chunks to embed with -embedder before searching (as a backfill in the process would)")
 	fs.Parse(os.Args[2:])
 	if *dir == "" {
@@ -72,7 +74,7 @@ func main() {
 	case "fill":
 		err = fill(*dir, *modelID, *dims)
 	case "hold":
-		err = hold(*dir, *dims, *queries, *embedDir, *modelID, *embedDocs,
+		err = hold(*dir, *dims, *queries, *embedDir, *modelID, *embedDocs, *memProfile,
 			embed.RerankerOptions{Dir: *rerankDir, Int8: *rerankInt8, MaxPairTokens: *rerankMax})
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
@@ -255,7 +257,7 @@ func (m modelEmbedder) Info() kb.ModelInfo { return m.info }
 
 // hold opens the store like the window or the tray does (index loaded with
 // the vectors), runs hybrid searches, and reports time and memory.
-func hold(dir string, dims, nq int, embedDir, modelID string, embedDocs int, rerank embed.RerankerOptions) error {
+func hold(dir string, dims, nq int, embedDir, modelID string, embedDocs int, memProfile string, rerank embed.RerankerOptions) error {
 	rerankDir := rerank.Dir
 	daemon.KeepHeapTight() // as the window and the tray do
 	start := time.Now()
@@ -349,6 +351,14 @@ func hold(dir string, dims, nq int, embedDir, modelID string, embedDocs int, rer
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("go heap in use after GC: %d MB; heap sys %d MB; total sys %d MB\n", ms.HeapInuse>>20, ms.HeapSys>>20, ms.Sys>>20)
 	printMemory(fmt.Sprintf("after %d searches", len(qs)))
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.WriteHeapProfile(f)
+	}
 	return nil
 }
 

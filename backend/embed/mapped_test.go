@@ -1,0 +1,157 @@
+package embed
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
+)
+
+// mappableBERT writes a small BERT whose feed-forward matrices (64x512
+// floats, 128 KiB) are large enough to be read from outside the graph.
+func mappableBERT(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	spec := embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 64, Layers: 2, Heads: 4, FFN: 512,
+		Positions: embedtest.MaxPositions, Seed: 5, Std: 0.2}
+	if err := embedtest.WriteBERT(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	src, err := graphPath("test", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// outputOf runs one fixed batch through the graph at path.
+func outputOf(t *testing.T, open func() (*ortEncoder, error)) []float32 {
+	t.Helper()
+	e, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	b := &paddedBatch{rows: 2, seq: 4,
+		ids:   []int64{1, 5, 6, 2, 1, 7, 2, 0},
+		mask:  []int64{1, 1, 1, 1, 1, 1, 1, 0},
+		types: make([]int64, 8)}
+	out, err := e.run(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.data
+}
+
+// A float graph opens through a small copy that reads its weights from the
+// source file itself (linked into the cache): the same outputs to the bit,
+// the copy reused while the source is unchanged.
+func TestAMappedGraphComputesTheSame(t *testing.T) {
+	ortRuntimeWith(t, RuntimeOptions{})
+	src := mappableBERT(t)
+	cache := t.TempDir()
+	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("the mapped graph computes %v, the source %v", got[:4], want[:4])
+	}
+	graphs, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "f")+"*.onnx"))
+	if len(graphs) != 1 {
+		t.Fatalf("cache holds %v, want one mapped graph", graphs)
+	}
+	g, w := statOf(t, graphs[0]), statOf(t, graphs[0][:len(graphs[0])-len(".onnx")]+".weights")
+	if !os.SameFile(w, statOf(t, src)) {
+		t.Error("the weights are not the source linked")
+	}
+	if g.Size()*4 > w.Size() {
+		t.Errorf("the mapped graph is %d bytes of a %d-byte model: its weights stayed inside", g.Size(), w.Size())
+	}
+	again := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	if !slices.Equal(again, want) || !statOf(t, graphs[0]).ModTime().Equal(g.ModTime()) {
+		t.Error("the cached mapped graph was not reused as it was")
+	}
+}
+
+// Where the source cannot be linked (the cache on another file system) the
+// weights are a copy of it; the outputs stay the same.
+func TestAMappedGraphCopiesWhatItCannotLink(t *testing.T) {
+	ortRuntimeWith(t, RuntimeOptions{})
+	linkFile = func(string, string) error { return errors.New("invalid cross-device link") }
+	defer func() { linkFile = os.Link }()
+	src := mappableBERT(t)
+	cache := t.TempDir()
+	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	if !slices.Equal(got, want) {
+		t.Fatal("the mapped graph over copied weights computes differently")
+	}
+	weights, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "f")+"*.weights"))
+	if len(weights) != 1 || os.SameFile(statOf(t, weights[0]), statOf(t, src)) {
+		t.Fatalf("weights %v: want one copy, not a link", weights)
+	}
+	a, _ := os.ReadFile(weights[0])
+	b, _ := os.ReadFile(src)
+	if !bytes.Equal(a, b) {
+		t.Fatal("the copied weights differ from the source")
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*.tmp")); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// A cached copy ONNX Runtime refuses (its weights cut short) gives way to
+// the source, and is deleted so the next load writes it afresh.
+func TestARefusedMappedCopyFallsBackToTheSource(t *testing.T) {
+	ortRuntimeWith(t, RuntimeOptions{})
+	linkFile = func(string, string) error { return errors.New("no links here") } // so cutting the weights leaves the source whole
+	defer func() { linkFile = os.Link }()
+	src := mappableBERT(t)
+	cache := t.TempDir()
+	want := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	weights, _ := filepath.Glob(filepath.Join(cache, "*.weights"))
+	if len(weights) != 1 {
+		t.Fatalf("weights %v", weights)
+	}
+	if err := os.Truncate(weights[0], 1000); err != nil {
+		t.Fatal(err)
+	}
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	if !slices.Equal(got, want) {
+		t.Fatal("the fallback computes differently")
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*")); len(left) != 0 {
+		t.Fatalf("the refused copy was kept: %v", left)
+	}
+}
+
+// A graph that already keeps its data outside is not rewritten: the
+// locations it names are relative to where it lies.
+func TestExternalizeLeavesExternalDataAlone(t *testing.T) {
+	model, err := os.ReadFile(mappableBERT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, moved, err := externalize(model, "w")
+	if err != nil || moved == 0 {
+		t.Fatalf("moved %d (%v)", moved, err)
+	}
+	var b bytes.Buffer
+	once.WriteTo(&b)
+	twice, moved, err := externalize(b.Bytes(), "w")
+	if err != nil || moved != 0 || len(twice) != 1 || !bytes.Equal(twice[0], b.Bytes()) {
+		t.Fatalf("an external graph was rewritten: moved %d (%v)", moved, err)
+	}
+}
+
+func statOf(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
