@@ -14,6 +14,8 @@ import (
 
 	"github.com/jarvis-kb/jarvis/backend/errs"
 	"github.com/jarvis-kb/jarvis/backend/logs"
+
+	"golang.org/x/sys/unix"
 )
 
 // Index is a process's in-memory view of the store for ranking: every
@@ -45,7 +47,8 @@ type Index struct {
 	intern map[string]string
 	pools  poolCache
 
-	fromSnapshot bool // the last full load came from a verified snapshot
+	fromSnapshot bool   // the last full load came from a verified snapshot
+	mapped       []byte // the snapshot file the postings of that load lie in (snapshot.go)
 }
 
 type irow struct {
@@ -103,6 +106,12 @@ func (ix *Index) reset() {
 	ix.vec = nil
 	ix.intern = map[string]string{}
 	ix.fromSnapshot = false
+	if ix.mapped != nil {
+		// Only the index points into the mapping, and readers hold ix.mu
+		// while they use a posting list; the caller holds it for writing.
+		_ = unix.Munmap(ix.mapped) // a failure leaves address space, not memory
+		ix.mapped = nil
+	}
 }
 
 // Sync brings the index up to the store's generation, with the vectors of

@@ -11,10 +11,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // A one-shot process (`jarvis-cli kb search`) would spend most of its life
@@ -253,7 +256,7 @@ func postingsAt(b []byte, n int) []posting {
 // none, it is torn or foreign, or it is newer than the store (maxGen) or
 // older than the deletions log (minGen).
 func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, SnapshotName))
+	b, err := mapSnapshot(filepath.Join(dir, SnapshotName))
 	if err != nil {
 		return 0, err
 	}
@@ -262,6 +265,14 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 			ix.reset()
 			gen, err = 0, fmt.Errorf("%w: %v", errSnapshot, r)
 		}
+		if err != nil {
+			_ = unix.Munmap(b) // nothing points into it; a failure leaves address space, not memory
+			return
+		}
+		// The checks above read every page; the postings are read again
+		// only for the terms searched, so the pages go until then.
+		_ = unix.Madvise(b, unix.MADV_DONTNEED) // advice: a failure costs resident memory only
+		ix.mapped = b
 	}()
 	if len(b) < len(snapshotMagic)+4 || !bytes.Equal(b[:len(snapshotMagic)], snapshotMagic[:]) {
 		return 0, errSnapshot
@@ -334,6 +345,34 @@ func (ix *Index) readSnapshot(dir string, minGen, maxGen int64) (gen int64, err 
 		panic("trailing bytes")
 	}
 	return gen, nil
+}
+
+// mapSnapshot maps the snapshot file copy-on-write. The postings are used
+// where they lie (version 2's layout), so read into the heap they were
+// half of a loaded index's live heap (48 MB of 98 at 60,000 chunks), and
+// the collector's goal grows with the live heap: at GOGC 50 that held
+// another 24 MB. Mapped, they are page cache, resident only for the terms
+// searched. Copy-on-write because compaction rewrites posting lists in
+// place; the snapshot is only ever replaced by a rename, never written
+// over, so the mapped bytes do not change under the index.
+func mapSnapshot(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < int64(len(snapshotMagic)+4) || fi.Size() > math.MaxInt {
+		return nil, errSnapshot
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // WarmIndex brings this process's index up to the store (keyword part; the

@@ -1,8 +1,10 @@
 package kb
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,4 +236,78 @@ func TestStoreFilesArePrivate(t *testing.T) {
 			t.Errorf("%s has mode %o, want 600", name, st.Mode().Perm())
 		}
 	}
+}
+
+// The postings of a snapshot are used in the mapped file: compaction
+// rewrites them there (copy-on-write, the file unchanged), a snapshot
+// written over by another process leaves this one's mapping as it was, and
+// a reload lets the old mapping go and maps the new file; the rankings
+// stay those of a handle that read everything from the store.
+func TestMappedSnapshotSurvivesCompactionAndReplacement(t *testing.T) {
+	lowSnapshotThreshold(t)
+	dir := t.TempDir()
+	writer := open(t, dir)
+	if err := writer.Commit(synthChunks(0, 90, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	syncKeyword(t, writer)
+	path := filepath.Join(dir, SnapshotName)
+	cold := open(t, dir)
+	ix := syncKeyword(t, cold)
+	if !ix.fromSnapshot || ix.mapped == nil {
+		t.Fatal("the cold handle did not map the snapshot")
+	}
+	mappedFile := filepath.Join(t.TempDir(), "mapped") // the file mapped, whatever comes to lie at path
+	if err := os.Link(path, mappedFile); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(mappedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for n := 0; n < 15; n++ {
+		if _, err := writer.DeleteWhere(ctx, Filter{FilePath: fmt.Sprintf("notes/n%d.md", n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncKeyword(t, cold) // catches up (and, past the lowered threshold, writes a snapshot of its own)
+	ix.mu.Lock()
+	ix.compact()
+	ix.mu.Unlock()
+	if after, _ := os.ReadFile(mappedFile); !bytes.Equal(after, before) {
+		t.Fatal("compaction wrote into the snapshot file")
+	}
+	want := func() [][]Hit {
+		fresh := open(t, dir)
+		fresh.Index().mu.Lock()
+		fresh.Index().gen = -1
+		fresh.Index().mu.Unlock()
+		return rankings(t, fresh)
+	}
+	sameRankings(t, rankings(t, cold), want())
+
+	// Another process replaces the snapshot (by rename, as writeSnapshot
+	// does); this handle's mapping keeps the file it mapped.
+	if err := writer.Commit(synthChunks(90, 100, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	writer.Index().mu.Lock()
+	err = writer.Index().writeSnapshot(dir)
+	writer.Index().mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRankings(t, rankings(t, cold), want())
+
+	// A reload unmaps the old file and maps the new one.
+	ix.mu.Lock()
+	old := ix.mapped
+	ix.gen = -1
+	ix.mu.Unlock()
+	syncKeyword(t, cold)
+	if !ix.fromSnapshot || ix.mapped == nil || &ix.mapped[0] == &old[0] {
+		t.Fatal("the reload did not map the new snapshot")
+	}
+	sameRankings(t, rankings(t, cold), want())
 }
