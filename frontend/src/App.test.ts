@@ -1,5 +1,5 @@
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte'
+import { describe, expect, it } from 'vitest'
 import App from './App.svelte'
 import { createBackend } from './lib/backend'
 import { completeSetup, fakeBackend } from './lib/fake'
@@ -7,6 +7,7 @@ import { changed, unified } from './lib/review'
 import { groupSessions } from './lib/Sidebar.svelte'
 import { notices, plain } from './lib/notices.svelte'
 import type { SessionView } from './lib/types'
+import { resetBetweenTests } from './lib/testreset'
 
 const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3-vl:30b', dataDir: '/tmp/j', warnings: [] as string[] }
 
@@ -36,11 +37,7 @@ function world(over: Record<string, (...a: any[]) => unknown> = {}) {
 // jsdom does no layout.
 Element.prototype.scrollIntoView = function () {}
 
-beforeEach(() => {
-  localStorage.clear()
-  notices.clear()
-})
-afterEach(() => cleanup())
+resetBetweenTests()
 
 /** Renders the window over w, opens chat a and returns its message box. */
 async function openChat(w: ReturnType<typeof world>) {

@@ -1,9 +1,9 @@
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte'
+import { describe, expect, it } from 'vitest'
 import App from '../App.svelte'
 import { fakeBackend, type Handler } from './fake'
-import { notices } from './notices.svelte'
 import type { SessionView } from './types'
+import { resetBetweenTests } from './testreset'
 
 const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3', dataDir: '/tmp/j', warnings: [] as string[] }
 const at = '2026-03-02T10:00:00Z'
@@ -22,11 +22,7 @@ function open(view: SessionView, more: Record<string, Handler> = {}) {
 const base: SessionView = { id: 'a', title: 'Chat a', spec: 'ollama:qwen3', private: false, kbOnly: false, pinned: false, costUsd: 0, busy: false, display: [] }
 
 Element.prototype.scrollIntoView = function () {}
-beforeEach(() => {
-  localStorage.clear()
-  notices.clear()
-})
-afterEach(() => cleanup())
+resetBetweenTests()
 
 describe('the chat pane', () => {
   it('marks a reply given from general knowledge with its own badge', async () => {

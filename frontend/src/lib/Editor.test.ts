@@ -1,10 +1,10 @@
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/svelte'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte'
+import { describe, expect, it, vi } from 'vitest'
 import Editor from './Editor.svelte'
 import { ChatState } from './chat.svelte'
 import { fakeBackend } from './fake'
-import { notices } from './notices.svelte'
 import type { Hunk, WaitingProposal } from './types'
+import { resetBetweenTests } from './testreset'
 
 const hunk: Hunk = { index: 0, kind: 'replace', old_start: 0, old_end: 1, new_start: 0, new_end: 1, old_lines: ['Dear all,\n'], new_lines: ['Dear colleagues,\n'], old_spans: [[0, 1]], new_spans: [[0, 1]] }
 const fresh: WaitingProposal = { token: 't1', draft_id: 'draft-1', draft_title: 'Letter', file: 'letter.md', base_hash: 'h', summary: 'warmer greeting', hunks: [hunk], stale: false }
@@ -46,11 +46,7 @@ function world() {
 
 const props = (w: ReturnType<typeof fakeBackend>) => ({ backend: w.backend, chat: new ChatState(w.backend), request: null, onCopy: () => {}, onOpenChat: () => {} })
 
-beforeEach(() => {
-  localStorage.clear()
-  notices.clear()
-})
-afterEach(() => cleanup())
+resetBetweenTests()
 
 describe('the drafts editor', () => {
   it('lists the proposals waiting for review on start, stale ones without Review', async () => {

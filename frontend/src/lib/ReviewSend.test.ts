@@ -1,10 +1,10 @@
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte'
+import { describe, expect, it } from 'vitest'
 import App from '../App.svelte'
 import CloudLedger from './CloudLedger.svelte'
 import { completeSetup, fakeBackend } from './fake'
-import { notices } from './notices.svelte'
 import type { Passage, SessionView } from './types'
+import { resetBetweenTests } from './testreset'
 
 const info = { version: '0.1.0', provider: 'anthropic', model: 'claude-test', dataDir: '/tmp/j', warnings: [] as string[] }
 const cloud: SessionView = { id: 'a', title: 'Chat a', spec: 'anthropic:claude-test', private: false, kbOnly: true, pinned: false, costUsd: 0, busy: false,
@@ -29,11 +29,7 @@ function world() {
 }
 
 Element.prototype.scrollIntoView = function () {}
-beforeEach(() => {
-  localStorage.clear()
-  notices.clear()
-})
-afterEach(() => cleanup())
+resetBetweenTests()
 
 describe('ask before sending', () => {
   it('shows the passages a cloud model would get and sends only the ticked ones', async () => {

@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/svelte'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import App from '../App.svelte'
 import { completeSetup, fakeBackend, freshSetup } from './fake'
-import { notices } from './notices.svelte'
 import type { SessionView, SetupView } from './types'
+import { resetBetweenTests } from './testreset'
 
 const info = { version: '0.1.0', provider: 'ollama', model: 'qwen3-vl:30b', dataDir: '/tmp/j', warnings: [] as string[] }
 const clone = <T,>(v: T): T => JSON.parse(JSON.stringify(v))
@@ -41,11 +41,7 @@ async function inSettings(initial: SetupView, over: Record<string, (...a: any[])
 
 Element.prototype.scrollIntoView = function () {}
 
-beforeEach(() => {
-  localStorage.clear()
-  notices.clear()
-})
-afterEach(() => cleanup())
+resetBetweenTests()
 
 describe('the setup panel', () => {
   it('replaces the chat on a first launch and names the three missing pieces in plain words', async () => {

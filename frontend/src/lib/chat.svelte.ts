@@ -247,22 +247,23 @@ export class ChatState {
     await this.refresh()
   }
 
-  async rename(id: string, title: string) {
+  /** Runs a change to a session that answers with its new view, and keeps
+   * that view; relist: the change shows in the session list too. */
+  private async change(id: string, call: () => Promise<SessionView>, relist: boolean) {
     try {
-      this.views[id] = await this.backend.rename(id, title)
-      await this.refresh()
+      this.views[id] = await call()
+      if (relist) await this.refresh()
     } catch (e) {
       this.fail(e)
     }
   }
 
+  async rename(id: string, title: string) {
+    await this.change(id, () => this.backend.rename(id, title), true)
+  }
+
   async togglePin(row: SessionRow) {
-    try {
-      this.views[row.id] = await this.backend.setPinned(row.id, !row.pinned)
-      await this.refresh()
-    } catch (e) {
-      this.fail(e)
-    }
+    await this.change(row.id, () => this.backend.setPinned(row.id, !row.pinned), true)
   }
 
   async remove(id: string) {
@@ -278,33 +279,17 @@ export class ChatState {
 
   async setModel(spec: string) {
     const id = this.activeId
-    if (!id) return
-    try {
-      this.views[id] = await this.backend.setModel(id, spec)
-      await this.refresh()
-    } catch (e) {
-      this.fail(e)
-    }
+    if (id) await this.change(id, () => this.backend.setModel(id, spec), true)
   }
 
   async setAskBeforeSending(on: boolean) {
     const id = this.activeId
-    if (!id) return
-    try {
-      this.views[id] = await this.backend.setAskBeforeSending(id, on)
-    } catch (e) {
-      this.fail(e)
-    }
+    if (id) await this.change(id, () => this.backend.setAskBeforeSending(id, on), false)
   }
 
   async setKBOnly(on: boolean) {
     const id = this.activeId
-    if (!id) return
-    try {
-      this.views[id] = await this.backend.setKBOnly(id, on)
-    } catch (e) {
-      this.fail(e)
-    }
+    if (id) await this.change(id, () => this.backend.setKBOnly(id, on), false)
   }
 
   /** Shows a cited source in the app: the PDF page, or the stored text. */
