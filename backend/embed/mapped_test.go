@@ -15,12 +15,8 @@ import (
 // floats, 128 KiB) are large enough to be read from outside the graph.
 func mappableBERT(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	spec := embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 64, Layers: 2, Heads: 4, FFN: 512,
-		Positions: embedtest.MaxPositions, Seed: 5, Std: 0.2}
-	if err := embedtest.WriteBERT(dir, spec); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeSpec(t, embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 64, Layers: 2, Heads: 4, FFN: 512,
+		Positions: embedtest.MaxPositions, Seed: 5, Std: 0.2})
 	src, err := graphPath("test", dir)
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,14 @@ import (
 
 func smallCrossEncoder(t *testing.T) string {
 	t.Helper()
+	return writeSpec(t, embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 32, Layers: 2, Heads: 4, FFN: 64,
+		Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 9, Std: 0.2})
+}
+
+// writeSpec writes the model of spec into a new folder and returns it.
+func writeSpec(t *testing.T, spec embedtest.BERT) string {
+	t.Helper()
 	dir := t.TempDir()
-	spec := embedtest.BERT{Words: embedtest.Words("which plants need sun", "tomato plants need full sun"), Hidden: 32, Layers: 2, Heads: 4, FFN: 64,
-		Positions: embedtest.MaxPositions, CrossEncoder: true, Seed: 9, Std: 0.2}
 	if err := embedtest.WriteBERT(dir, spec); err != nil {
 		t.Fatal(err)
 	}
