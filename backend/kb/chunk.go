@@ -67,8 +67,10 @@ func breadcrumb(path []string) string {
 
 // SplitSize cuts text into pieces of at most size characters with overlap,
 // preferring paragraph, then line, then sentence, then word boundaries.
+// A size below one leaves the text whole (a zero-valued setting must not
+// cut forever).
 func SplitSize(text string, size, overlap int) []string {
-	if utf8.RuneCountInString(text) <= size {
+	if size < 1 || utf8.RuneCountInString(text) <= size {
 		return []string{text}
 	}
 	runes := []rune(text)

@@ -39,6 +39,10 @@ func TestSplitSizeRespectsLimitOverlapAndBoundaries(t *testing.T) {
 	if SplitSize("short", 400, 50)[0] != "short" {
 		t.Fatal("short text is one piece")
 	}
+	// A zero size (a Refresher built without settings) once cut forever.
+	if got := SplitSize(text, 0, 50); len(got) != 1 || got[0] != text {
+		t.Fatalf("size 0 gave %d pieces", len(got))
+	}
 }
 
 func TestChunkMarkdownPrependsHeadersToEmbedTextOnly(t *testing.T) {

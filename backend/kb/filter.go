@@ -65,13 +65,23 @@ func (f Filter) where() (string, []any, error) {
 			args = append(args, val)
 		}
 	}
-	in("c.visibility", f.Visibility)
-	in("c.doc_type", f.DocTypes)
+	// A filter naming one file is answered through chunks_file. Without the
+	// unary plus SQLite prefers chunks_pool for visibility = ? AND doc_type
+	// IN (?) — every public note — and a per-note check during indexing
+	// then scans the whole pool: indexing a vault turned quadratic.
+	pooled := func(col string) string {
+		if f.FilePath != "" {
+			return "+" + col
+		}
+		return col
+	}
+	in(pooled("c.visibility"), f.Visibility)
+	in(pooled("c.doc_type"), f.DocTypes)
 	eq("c.annotation_kind", f.AnnotationKind)
 	eq("c.category", f.Category)
 	eq("c.status", f.Status)
 	eq("c.entity", f.Entity)
-	eq("c.source", f.Source)
+	eq(pooled("c.source"), f.Source)
 	eq("c.file_path", f.FilePath)
 	for _, k := range slices.Sorted(maps.Keys(f.Fields)) {
 		if !fieldKey.MatchString(k) {

@@ -31,7 +31,9 @@ type Stored struct {
 func (st Stored) predicate() (string, []any) {
 	where, args := "c.content_hash = ? AND c.meta_schema >= ?", []any{st.ContentHash, st.MetaSchema}
 	if st.Visibility != "" {
-		where, args = where+" AND c.visibility = ?", append(args, st.Visibility)
+		// Checked on the rows the filter found, never an index to search by
+		// (see Filter.where).
+		where, args = where+" AND +c.visibility = ?", append(args, st.Visibility)
 	}
 	return where, args
 }
