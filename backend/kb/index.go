@@ -106,9 +106,14 @@ func (ix *Index) reset() {
 	ix.vec = nil
 	ix.intern = map[string]string{}
 	ix.fromSnapshot = false
+	ix.unmap()
+}
+
+// unmap releases the snapshot mapping once nothing points into it. Only
+// the index points into the mapping, and readers hold ix.mu while they use
+// a posting list; the caller holds it for writing.
+func (ix *Index) unmap() {
 	if ix.mapped != nil {
-		// Only the index points into the mapping, and readers hold ix.mu
-		// while they use a posting list; the caller holds it for writing.
 		_ = unix.Munmap(ix.mapped) // a failure leaves address space, not memory
 		ix.mapped = nil
 	}
@@ -461,8 +466,21 @@ func (ix *Index) compact() {
 		rows = append(rows, row)
 		ix.byID[row.id] = nr
 	}
+	// Lists that lie in a mapped snapshot are copied out, not rewritten
+	// where they lie: written, the mapping's pages would become private
+	// memory the size of the file. Copied, the mapping is no longer used.
+	mapped := ix.mapped != nil
 	for t, ps := range ix.post {
 		out := ps[:0]
+		if mapped {
+			n := 0
+			for _, p := range ps {
+				if remap[p.row] >= 0 {
+					n++
+				}
+			}
+			out = make([]posting, 0, n)
+		}
 		for _, p := range ps {
 			if nr := remap[p.row]; nr >= 0 {
 				p.row = nr
@@ -473,6 +491,9 @@ func (ix *Index) compact() {
 		if len(out) == 0 {
 			ix.post[t] = nil
 		}
+	}
+	if mapped {
+		ix.unmap()
 	}
 	if ix.vec != nil {
 		ix.vec = ix.vec.compact(remap, len(rows))
