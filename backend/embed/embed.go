@@ -65,6 +65,11 @@ type RuntimeOptions struct {
 	// CacheDir keeps derived graphs (a reranker's int8 copy) between runs;
 	// empty: they are derived again on every load.
 	CacheDir string
+	// LinkUnder is the folder of the models Jarvis downloads, which are
+	// only ever replaced by rename: the mapped copies of graphs under it
+	// hard-link their weights; those of other graphs (a model of the
+	// user's own, which may be rewritten in place) copy them.
+	LinkUnder string
 }
 
 // Runtime owns the inference backend; every model of the process shares it.
@@ -75,6 +80,7 @@ type Runtime struct {
 	threads int
 	idle    time.Duration
 	cache   string
+	link    string         // RuntimeOptions.LinkUnder
 	session *hugot.Session // the pure-Go backend only
 	closers []func() error // ONNX Runtime sessions
 	n       int
@@ -104,7 +110,7 @@ func NewRuntimeWith(opts RuntimeOptions) (*Runtime, error) {
 		default:
 			path, version, err := initORT(loc.path)
 			if err == nil {
-				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads, idle: opts.IdleRelease, cache: opts.CacheDir}, nil
+				return &Runtime{backend: BackendORT, detail: fmt.Sprintf("ONNX Runtime %s (%s)", version, path), threads: opts.Threads, idle: opts.IdleRelease, cache: opts.CacheDir, link: opts.LinkUnder}, nil
 			}
 			why = fmt.Sprintf("%s did not load: %v", loc.path, err)
 		}
@@ -167,8 +173,8 @@ func (r *Runtime) load(op, dir string, kind modelKind, int8 *atomic.Bool) (encod
 		return nil, errs.New(errs.Internal, op, "the runtime is closed")
 	}
 	if r.backend == BackendORT {
-		threads, cache := r.threads, r.cache
-		open := func() (*ortEncoder, error) { return openMapped(graph, cache, threads) }
+		threads, cache, link := r.threads, r.cache, r.mayLink(graph)
+		open := func() (*ortEncoder, error) { return openMapped(graph, cache, link, threads) }
 		if int8 != nil {
 			open = func() (*ortEncoder, error) {
 				if e := openInt8(graph, cache, threads); e != nil {
@@ -176,7 +182,7 @@ func (r *Runtime) load(op, dir string, kind modelKind, int8 *atomic.Bool) (encod
 					return e, nil
 				}
 				int8.Store(false)
-				return openMapped(graph, cache, threads)
+				return openMapped(graph, cache, link, threads)
 			}
 		}
 		e, err := newIdleEncoder(graph, r.idle, open)
@@ -568,4 +574,14 @@ func (rr *Reranker) Rerank(ctx context.Context, query string, passages []string)
 		return nil, shapeErr
 	}
 	return scores, nil
+}
+
+// mayLink reports whether graph lies under the downloaded models' folder,
+// whose files are replaced by rename only (RuntimeOptions.LinkUnder).
+func (r *Runtime) mayLink(graph string) bool {
+	if r.link == "" {
+		return false
+	}
+	rel, err := filepath.Rel(r.link, graph)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/fsutil"
 	"github.com/jarvis-kb/jarvis/backend/logs"
@@ -36,6 +38,10 @@ import (
 // weight matrices and tables; small constants (shapes, axes) stay inline
 // for the optimizers that read them.
 const externalMinBytes = 64 << 10
+
+// typedData marks TensorProto's typed data fields (float_data, int32_data,
+// string_data, int64_data, double_data, uint64_data).
+var typedData = map[protowire.Number]bool{4: true, 5: true, 6: true, 7: true, 10: true, 11: true}
 
 // onnx.proto fields of external data.
 const (
@@ -82,15 +88,23 @@ func externalize(model []byte, weights string) (out net.Buffers, moved int, err 
 			return nil, 0, err
 		}
 		var raw []byte
+		raws, typed := 0, false
 		for _, tf := range t {
 			switch {
 			case tf.num == tensorLocation && tf.n == 1:
 				return unchanged, 0, nil
 			case tf.num == tensorRaw && tf.typ == protowire.BytesType:
 				raw = tf.val
+				raws++
+			case typedData[tf.num]:
+				typed = true
 			}
 		}
-		if len(raw) < externalMinBytes {
+		// A tensor with its data in two places (raw and typed fields, or
+		// raw_data twice) is odd enough that ONNX Runtime may refuse it
+		// moved; inline it stays as ONNX Runtime reads it now, and the
+		// copy is not rebuilt on every start.
+		if len(raw) < externalMinBytes || raws > 1 || typed {
 			add(f.raw)
 			continue
 		}
@@ -148,14 +162,18 @@ func writeMapped(base string) (string, error) {
 	return path, nil
 }
 
-// linkWeights puts the bytes of src at weights: a hard link, or a copy
-// where one cannot be made (another file system). The link is made under
-// a temporary name and renamed, so a process opening the weights of the
-// same source at the same moment never finds the name missing.
-func linkWeights(src, weights string) error {
-	tmp := fmt.Sprintf("%s.%d.tmp", weights, os.Getpid())
+// linkWeights puts the bytes of src at weights: a hard link when link is
+// set, else (or where one cannot be made: another file system) a copy.
+// Only a model that is replaced by rename may be linked: one rewritten in
+// place would change, or shrink, under the mapped session (SIGBUS), and
+// only the models Jarvis downloads are known to be (models.Install). The
+// link is made under a temporary name and renamed, so a process opening
+// the weights of the same source at the same moment never finds the name
+// missing.
+func linkWeights(src, weights string, link bool) error {
+	tmp := fmt.Sprintf("%s.%d%s", weights, os.Getpid(), tmpSuffix)
 	_ = os.Remove(tmp) // left by a crash; absence is the normal case
-	if err := linkFile(src, tmp); err != nil {
+	if !link || linkFile(src, tmp) != nil {
 		if err := fsutil.CopyNew(src, tmp); err != nil {
 			os.Remove(tmp)
 			return err
@@ -171,6 +189,13 @@ func linkWeights(src, weights string) error {
 // linkFile is os.Link; tests make it fail as it does across file systems.
 var linkFile = os.Link
 
+// tmpSuffix ends the names of weights being linked or copied; those a
+// crashed process left are swept (sweepTemps).
+const tmpSuffix = ".tmp"
+
+// staleTemp is the age past which such a file is a crash's leftover.
+var staleTemp = time.Hour
+
 // mappedFormat names what writeMapped writes; a change to it changes the
 // name of the cached float copies, so an old one is never reused.
 const mappedFormat = "mapped-v1"
@@ -180,13 +205,17 @@ const mappedFormat = "mapped-v1"
 // temporary folder that cleanup removes once the session has opened; ONNX
 // Runtime's mappings outlive the names). It returns src when there is
 // nothing to move out.
-func mappedGraph(src, cacheDir string) (path string, cleanup func(), err error) {
+func mappedGraph(src, cacheDir string, link bool) (path string, cleanup func(), err error) {
 	noop := func() {}
-	c, err := cachedCopy(src, cacheDir, "f", mappedFormat)
+	kind := "f"
+	if !link {
+		kind = "c" // a copy of the bytes, never a link to them: a name of its own
+	}
+	c, err := cachedCopy(src, cacheDir, kind, mappedFormat)
 	if err != nil || c.path != "" {
 		return c.path, c.cleanup, err
 	}
-	if err := linkWeights(src, c.base+".weights"); err != nil {
+	if err := linkWeights(src, c.base+".weights", link); err != nil {
 		c.cleanup()
 		return "", noop, err
 	}
@@ -202,8 +231,8 @@ func mappedGraph(src, cacheDir string) (path string, cleanup func(), err error) 
 // openMapped opens graph through its mapped copy, or as it is when no copy
 // can be made or ONNX Runtime refuses it (saying why in the log): the
 // model then takes more memory but runs the same.
-func openMapped(graph, cacheDir string, threads int) (*ortEncoder, error) {
-	m, cleanup, err := mappedGraph(graph, cacheDir)
+func openMapped(graph, cacheDir string, link bool, threads int) (*ortEncoder, error) {
+	m, cleanup, err := mappedGraph(graph, cacheDir, link)
 	if err != nil {
 		logs.L().Warn("reading the model's weights into memory: its mapped copy could not be made", "graph", graph, "err", err)
 		return newORTEncoder(graph, threads)
@@ -251,7 +280,13 @@ func cachedCopy(src, cacheDir, kind, format string) (cachedGraph, error) {
 	if err != nil {
 		return c, err
 	}
-	key := sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%s", fi.Size(), fi.ModTime().UnixNano(), format))
+	// The device and inode tell a model replaced by rename (a download)
+	// from the one it replaced, even at the same size and time.
+	var dev, ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		dev, ino = uint64(st.Dev), st.Ino
+	}
+	key := sha256.Sum256(fmt.Appendf(nil, "%d\x00%d\x00%d\x00%d\x00%s", fi.Size(), fi.ModTime().UnixNano(), dev, ino, format))
 	prefix := copyPrefix(src, kind)
 	name := prefix + hex.EncodeToString(key[:8])
 	if cacheDir == "" {
@@ -271,6 +306,7 @@ func cachedCopy(src, cacheDir, kind, format string) (cachedGraph, error) {
 		return c, nil
 	}
 	c.prune = func() {
+		sweepTemps(cacheDir)
 		for _, ext := range []string{".onnx", ".weights"} {
 			old, _ := filepath.Glob(filepath.Join(cacheDir, prefix+"*"+ext))
 			for _, p := range old {
@@ -283,8 +319,29 @@ func cachedCopy(src, cacheDir, kind, format string) (cachedGraph, error) {
 	return c, nil
 }
 
-// copyPrefix begins the name of every copy of kind ("" int8, "f" mapped
-// float) of the graph at src.
+// sweepTemps removes the weights a crashed process was linking or copying
+// (name.<pid>.tmp) once they are staleTemp old: a live process finishes
+// its own within seconds.
+func sweepTemps(cacheDir string) {
+	temps, _ := filepath.Glob(filepath.Join(cacheDir, "*.weights.*"+tmpSuffix))
+	for _, p := range temps {
+		if fi, err := os.Stat(p); err == nil && time.Since(changedAt(fi)) > staleTemp {
+			_ = os.Remove(p) // a failure only leaves disk space
+		}
+	}
+}
+
+// changedAt is when fi's inode last changed: for a fresh link the moment
+// it was made (its modification time is the source's, often years old).
+func changedAt(fi os.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return fi.ModTime()
+}
+
+// copyPrefix begins the name of every copy of kind ("" int8, "f" float
+// with linked weights, "c" float with copied weights) of the graph at src.
 func copyPrefix(src, kind string) string {
 	of := sha256.Sum256([]byte(src))
 	return hex.EncodeToString(of[:6]) + kind + "-"

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jarvis-kb/jarvis/backend/embed/embedtest"
 )
@@ -51,7 +52,7 @@ func TestAMappedGraphComputesTheSame(t *testing.T) {
 	src := mappableBERT(t)
 	cache := t.TempDir()
 	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
-	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
 	if !slices.Equal(got, want) {
 		t.Fatalf("the mapped graph computes %v, the source %v", got[:4], want[:4])
 	}
@@ -66,7 +67,7 @@ func TestAMappedGraphComputesTheSame(t *testing.T) {
 	if g.Size()*4 > w.Size() {
 		t.Errorf("the mapped graph is %d bytes of a %d-byte model: its weights stayed inside", g.Size(), w.Size())
 	}
-	again := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	again := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
 	if !slices.Equal(again, want) || !statOf(t, graphs[0]).ModTime().Equal(g.ModTime()) {
 		t.Error("the cached mapped graph was not reused as it was")
 	}
@@ -81,7 +82,7 @@ func TestAMappedGraphCopiesWhatItCannotLink(t *testing.T) {
 	src := mappableBERT(t)
 	cache := t.TempDir()
 	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
-	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
 	if !slices.Equal(got, want) {
 		t.Fatal("the mapped graph over copied weights computes differently")
 	}
@@ -107,7 +108,7 @@ func TestARefusedMappedCopyFallsBackToTheSource(t *testing.T) {
 	defer func() { linkFile = os.Link }()
 	src := mappableBERT(t)
 	cache := t.TempDir()
-	want := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	want := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
 	weights, _ := filepath.Glob(filepath.Join(cache, "*.weights"))
 	if len(weights) != 1 {
 		t.Fatalf("weights %v", weights)
@@ -115,7 +116,7 @@ func TestARefusedMappedCopyFallsBackToTheSource(t *testing.T) {
 	if err := os.Truncate(weights[0], 1000); err != nil {
 		t.Fatal(err)
 	}
-	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
 	if !slices.Equal(got, want) {
 		t.Fatal("the fallback computes differently")
 	}
@@ -150,4 +151,98 @@ func statOf(t *testing.T, p string) os.FileInfo {
 		t.Fatal(err)
 	}
 	return fi
+}
+
+// A graph outside the downloaded models' folder (a model of the user's
+// own, which may be rewritten in place) never has its weights linked: a
+// rewrite would change them, or cut them short (SIGBUS), under the
+// session. Its copy has a name of its own.
+func TestAGraphOfTheUsersOwnHasItsWeightsCopied(t *testing.T) {
+	ortRuntimeWith(t, RuntimeOptions{})
+	src := mappableBERT(t)
+	cache := t.TempDir()
+	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, false, 1) })
+	if !slices.Equal(got, want) {
+		t.Fatal("the mapped graph over copied weights computes differently")
+	}
+	weights, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "c")+"*.weights"))
+	if len(weights) != 1 || os.SameFile(statOf(t, weights[0]), statOf(t, src)) {
+		t.Fatalf("weights %v: want one copy, not a link", weights)
+	}
+	if linked, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "f")+"*")); len(linked) != 0 {
+		t.Fatalf("a linked copy was made too: %v", linked)
+	}
+
+	r := &Runtime{link: filepath.Join(t.TempDir(), "models")}
+	for graph, want := range map[string]bool{
+		filepath.Join(r.link, "bge", "onnx", "model.onnx"):   true,
+		filepath.Join(r.link, "..", "models2", "model.onnx"): false,
+		filepath.Join(r.link+"2", "model.onnx"):              false,
+		src:                                                  false,
+	} {
+		if got := r.mayLink(graph); got != want {
+			t.Errorf("mayLink(%s) = %v, want %v", graph, got, want)
+		}
+	}
+}
+
+// A model replaced by rename (a re-download) gets a fresh copy even when
+// the new file has the old one's size and modification time: the cached
+// copy's weights were the old file's.
+func TestAModelReplacedAtTheSameSizeAndTimeGetsAFreshCopy(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "model.onnx")
+	if err := os.WriteFile(src, []byte("old bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	before, err := cachedCopy(src, cache, "f", mappedFormat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp := statOf(t, src).ModTime()
+	next := filepath.Join(dir, "next.onnx")
+	if err := os.WriteFile(next, []byte("new bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(next, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, src); err != nil {
+		t.Fatal(err)
+	}
+	after, err := cachedCopy(src, cache, "f", mappedFormat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.base == before.base {
+		t.Fatal("the replaced model would reuse the old model's copy")
+	}
+}
+
+// The weights a crashed process was linking are swept once stale; the
+// cache's finished copies stay.
+func TestStaleTemporaryWeightsAreSwept(t *testing.T) {
+	cache := t.TempDir()
+	keep := filepath.Join(cache, "abc-f-1.weights")
+	crashed := filepath.Join(cache, "abc-f-1.weights.4242.tmp")
+	for _, p := range []string{keep, crashed} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepTemps(cache) // fresh: a live process may be writing it
+	if _, err := os.Stat(crashed); err != nil {
+		t.Fatal("a fresh temporary file was swept")
+	}
+	staleTemp = 0
+	defer func() { staleTemp = time.Hour }()
+	sweepTemps(cache)
+	if _, err := os.Stat(crashed); !os.IsNotExist(err) {
+		t.Fatal("the stale temporary file stayed")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatal("a finished copy was swept")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"net"
@@ -589,9 +590,14 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 	if err != nil || c.path != "" {
 		return c.path, c.cleanup, err
 	}
+	// A failure removes only what this call wrote: another process making
+	// the same copy at the same moment may have finished its own.
+	var wrote []string
 	fail := func(err error) (string, func(), error) {
 		c.cleanup()
-		removeCopy(c.base+".onnx", cacheDir)
+		for _, p := range wrote {
+			_ = os.Remove(p) // a failure leaves a file the next start replaces
+		}
 		return "", noop, err
 	}
 	model, release, err := mapFile(src)
@@ -612,12 +618,14 @@ func int8Graph(src, cacheDir string) (path string, cleanup func(), err error) {
 	if err := fsutil.WriteAtomic(c.base+".weights", 0o600, func(w io.Writer) error { _, err := q.WriteTo(w); return err }); err != nil {
 		return fail(err)
 	}
+	wrote = append(wrote, c.base+".weights")
 	if path, err = writeMapped(c.base); err != nil {
 		return fail(fmt.Errorf("map the int8 copy of %s: %w", src, err))
 	}
 	if path == "" { // nothing large enough to move: the graph is the whole file
 		path = c.base + ".onnx"
-		if err := os.Link(c.base+".weights", path); err != nil {
+		// Another process that got here first linked the same bytes.
+		if err := os.Link(c.base+".weights", path); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fail(err)
 		}
 	}

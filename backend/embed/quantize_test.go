@@ -58,7 +58,8 @@ func TestInt8RerankerKeepsTheRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(t.TempDir(), "cache")
-	rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{Backend: embed.BackendORT, CacheDir: cache})
+	// dir stands for the downloaded models' folder, whose weights may be linked.
+	rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{Backend: embed.BackendORT, CacheDir: cache, LinkUnder: dir})
 	if err != nil {
 		if os.Getenv("JARVIS_REQUIRE_TOOLS") != "" {
 			t.Fatalf("ONNX Runtime is required here: %v", err)

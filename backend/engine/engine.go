@@ -187,7 +187,7 @@ func (e *Engine) LoadModels(ctx context.Context) error {
 
 func (e *Engine) rt() (*embed.Runtime, error) {
 	if e.runtime == nil {
-		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{IdleRelease: time.Duration(e.Cfg.RAG.ModelIdleMinutes) * time.Minute, CacheDir: e.Cfg.ModelCacheDir()})
+		rt, err := embed.NewRuntimeWith(embed.RuntimeOptions{IdleRelease: time.Duration(e.Cfg.RAG.ModelIdleMinutes) * time.Minute, CacheDir: e.Cfg.ModelCacheDir(), LinkUnder: e.Cfg.RAG.ModelsDir})
 		if err != nil {
 			return nil, err
 		}
