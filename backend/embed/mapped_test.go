@@ -246,3 +246,40 @@ func TestStaleTemporaryWeightsAreSwept(t *testing.T) {
 		t.Fatal("a finished copy was swept")
 	}
 }
+
+// A tensor holding its data in two places (raw_data and typed data, or
+// raw_data twice) stays inline: moved, ONNX Runtime might refuse it, and
+// the copy would be rebuilt on every start. A plain large one moves.
+func TestExternalizeKeepsTensorsWithDataInTwoPlacesInline(t *testing.T) {
+	raw := make([]byte, externalMinBytes)
+	tensor := func(name string, extra func([]byte) []byte) []byte {
+		b := appendVarint(nil, tensorDims, uint64(len(raw)/4))
+		b = appendVarint(b, tensorDataType, onnxFloat)
+		b = appendString(b, tensorName, name)
+		b = appendBytes(b, tensorRaw, raw)
+		return extra(b)
+	}
+	model := func(t1 []byte) []byte {
+		g := appendBytes(nil, graphInitializer, t1)
+		return appendBytes(nil, modelGraph, g)
+	}
+	for _, c := range []struct {
+		name  string
+		extra func([]byte) []byte
+		moved int
+	}{
+		{"plain", func(b []byte) []byte { return b }, 1},
+		{"typed too", func(b []byte) []byte { return appendBytes(b, tensorFloat, []byte{0, 0, 128, 63}) }, 0},
+		{"raw twice", func(b []byte) []byte { return appendBytes(b, tensorRaw, raw) }, 0},
+	} {
+		m := model(tensor(c.name, c.extra))
+		out, moved, err := externalize(m, "w")
+		if err != nil || moved != c.moved {
+			t.Errorf("%s: moved %d, want %d (%v)", c.name, moved, c.moved, err)
+			continue
+		}
+		if moved == 0 && (len(out) != 1 || !bytes.Equal(out[0], m)) {
+			t.Errorf("%s: the graph was rewritten", c.name)
+		}
+	}
+}
