@@ -79,22 +79,8 @@ func TestAMappedGraphCopiesWhatItCannotLink(t *testing.T) {
 	ortRuntimeWith(t, RuntimeOptions{})
 	linkFile = func(string, string) error { return errors.New("invalid cross-device link") }
 	defer func() { linkFile = os.Link }()
-	src := mappableBERT(t)
-	cache := t.TempDir()
-	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
-	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, true, 1) })
-	if !slices.Equal(got, want) {
-		t.Fatal("the mapped graph over copied weights computes differently")
-	}
-	weights, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "f")+"*.weights"))
-	if len(weights) != 1 || os.SameFile(statOf(t, weights[0]), statOf(t, src)) {
-		t.Fatalf("weights %v: want one copy, not a link", weights)
-	}
-	a, _ := os.ReadFile(weights[0])
-	b, _ := os.ReadFile(src)
-	if !bytes.Equal(a, b) {
-		t.Fatal("the copied weights differ from the source")
-	}
+	src, cache := mappableBERT(t), t.TempDir()
+	opensOverCopiedWeights(t, src, cache, true, "f")
 	if left, _ := filepath.Glob(filepath.Join(cache, "*.tmp")); len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
 	}
@@ -144,6 +130,26 @@ func TestExternalizeLeavesExternalDataAlone(t *testing.T) {
 	}
 }
 
+// opensOverCopiedWeights opens src mapped (link as given) and checks that
+// it computes as src does over one copy of src's bytes, of kind, in cache.
+func opensOverCopiedWeights(t *testing.T, src, cache string, link bool, kind string) {
+	t.Helper()
+	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
+	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, link, 1) })
+	if !slices.Equal(got, want) {
+		t.Fatal("the mapped graph over copied weights computes differently")
+	}
+	weights, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, kind)+"*.weights"))
+	if len(weights) != 1 || os.SameFile(statOf(t, weights[0]), statOf(t, src)) {
+		t.Fatalf("weights %v: want one copy, not a link", weights)
+	}
+	a, _ := os.ReadFile(weights[0])
+	b, _ := os.ReadFile(src)
+	if !bytes.Equal(a, b) {
+		t.Fatal("the copied weights differ from the source")
+	}
+}
+
 func statOf(t *testing.T, p string) os.FileInfo {
 	t.Helper()
 	fi, err := os.Stat(p)
@@ -159,17 +165,8 @@ func statOf(t *testing.T, p string) os.FileInfo {
 // session. Its copy has a name of its own.
 func TestAGraphOfTheUsersOwnHasItsWeightsCopied(t *testing.T) {
 	ortRuntimeWith(t, RuntimeOptions{})
-	src := mappableBERT(t)
-	cache := t.TempDir()
-	want := outputOf(t, func() (*ortEncoder, error) { return newORTEncoder(src, 1) })
-	got := outputOf(t, func() (*ortEncoder, error) { return openMapped(src, cache, false, 1) })
-	if !slices.Equal(got, want) {
-		t.Fatal("the mapped graph over copied weights computes differently")
-	}
-	weights, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "c")+"*.weights"))
-	if len(weights) != 1 || os.SameFile(statOf(t, weights[0]), statOf(t, src)) {
-		t.Fatalf("weights %v: want one copy, not a link", weights)
-	}
+	src, cache := mappableBERT(t), t.TempDir()
+	opensOverCopiedWeights(t, src, cache, false, "c")
 	if linked, _ := filepath.Glob(filepath.Join(cache, copyPrefix(src, "f")+"*")); len(linked) != 0 {
 		t.Fatalf("a linked copy was made too: %v", linked)
 	}
