@@ -296,11 +296,10 @@ func (s *Store) Close() error {
 	// The index goes with the store: its snapshot mapping would otherwise
 	// keep the file's space taken (a restored rag dir) until the process
 	// exits.
-	if ix := s.Index(); ix != nil {
-		ix.mu.Lock()
-		ix.reset()
-		ix.mu.Unlock()
-	}
+	ix := s.Index()
+	ix.mu.Lock()
+	ix.reset()
+	ix.mu.Unlock()
 	var errList []error
 	s.prepared.Range(func(_, st any) bool {
 		errList = append(errList, st.(*sql.Stmt).Close())
